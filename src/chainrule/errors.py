@@ -1,0 +1,42 @@
+"""Exception classes for chainrule and small helpers that format values in messages.
+
+Each error also inherits the builtin exception a user would catch, so ``except ValueError``
+keeps working. Messages start with the op name, then say what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class ChainruleError(Exception):
+    """Base class of every error chainrule raises on purpose."""
+
+
+class ShapeError(ChainruleError, ValueError):
+    """Shapes of the operands do not fit the op (matmul, broadcasting, cat, reshape...)."""
+
+
+class DomainError(ChainruleError, ValueError):
+    """An input lies outside the op's domain (log of 0, sqrt of a negative number...)."""
+
+
+class DTypeError(ChainruleError, TypeError):
+    """An operand has a type or dtype the op cannot take."""
+
+
+class GraphError(ChainruleError, RuntimeError):
+    """The autograd graph cannot be used as asked (freed, modified in place, no gradient)."""
+
+
+def fmt_shape(shape: tuple[int, ...]) -> str:
+    """Format a shape the way messages show it: ``(3, 4)``, ``(5,)``, ``()``."""
+    return str(tuple(int(n) for n in shape))
+
+
+def fmt_dtype(dtype: object) -> str:
+    """Format a NumPy dtype or Python type by its short name: ``float32``, ``int``."""
+    return getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or str(dtype)
+
+
+def fmt_value(x: float) -> str:
+    """Format a float compactly for messages: ``0.0``, ``-2.5``, ``1e+300``."""
+    return repr(float(x))
