@@ -1,30 +1,56 @@
 """chainrule: automatic differentiation from scratch on NumPy.
 
-`Value` and `Dual` differentiate Python floats in reverse and forward mode; `gradcheck`
-compares any of them with finite differences.
+`Value` and `Dual` differentiate Python floats in reverse and forward mode; `Tensor` does
+reverse mode on NumPy arrays; `gradcheck` compares either with finite differences.
 """
 
+from . import autograd, ops
+from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .dual import Dual, derivative, forward_gradient
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
+from .function import LINEAR, Function, Op, elementwise
 from .gradcheck import Report, gradcheck
+from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .scalar_nn import MLP, Layer, Neuron
+from .tensor import (
+    Tensor,
+    arange,
+    bool_,
+    default_generator,
+    eye,
+    float16,
+    float32,
+    float64,
+    from_numpy,
+    full,
+    full_like,
+    int8,
+    int16,
+    int32,
+    int64,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    tensor,
+    uint8,
+    zeros,
+    zeros_like,
+)
 from .value import Value
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "MLP",
-    "ChainruleError",
-    "DTypeError",
-    "DomainError",
-    "Dual",
-    "GraphError",
-    "Layer",
-    "Neuron",
-    "Report",
-    "ShapeError",
-    "Value",
-    "derivative",
-    "forward_gradient",
-    "gradcheck",
-]
+    "LINEAR", "MLP", "ChainruleError", "DTypeError", "DomainError", "Dual", "Function",
+    "GraphError", "Layer", "Neuron", "Op", "Report", "ShapeError", "Tensor", "Value", "arange",
+    "autograd", "bool_", "default_generator", "derivative", "detect_anomaly", "elementwise",
+    "enable_grad", "eye", "float16", "float32", "float64", "forward_gradient", "from_numpy",
+    "full", "full_like", "gradcheck", "int16", "int32", "int64", "int8", "is_grad_enabled",
+    "linspace", "manual_seed", "no_grad", "ones", "ones_like", "ops", "rand", "randint", "randn",
+    "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like",
+]  # fmt: skip
+__all__ += ops.__all__

@@ -1,0 +1,466 @@
+"""The tensor engine's backward pass, gradient modes, hooks and anomaly detection.
+
+`Node` is what a Tensor's ``grad_fn`` points to; `run_backward` walks the nodes once each in
+reverse topological order, summing each gradient back to its input's shape and dtype. Op
+rows and the `Function` API that create nodes live in `chainrule.function`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import traceback
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .errors import GraphError, ShapeError, fmt_shape
+
+#: What NumPy arithmetic returns: arrays, or scalars for 0-d results.
+ARRAY_TYPES = (np.ndarray, np.generic)
+
+
+class _State:
+    """Engine-wide switches: gradient recording, forward-mode tangents, anomaly checks."""
+
+    __slots__ = ("grad_enabled", "forward_ad", "anomaly")
+
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.forward_ad = False
+        self.anomaly = False
+
+
+#: The one instance of the engine switches; ops read ``state.grad_enabled`` on every call.
+state = _State()
+
+
+class VersionCounter:
+    """Counts in-place changes to an array (shared by a tensor and its views)."""
+
+    __slots__ = ("value", "last_op")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.last_op = ""
+
+    def bump(self, op: str) -> None:
+        """Record one in-place change made by ``op``."""
+        self.value += 1
+        self.last_op = op
+
+
+class Node:
+    """A recorded op in the graph: where each input's gradient goes, and what it produced.
+
+    ``edges[i]`` is None (input i needs no gradient), a leaf Tensor, or ``(node, index)``
+    for an input produced by another node. ``out_meta`` holds each output's shape and dtype;
+    ``versions`` pairs each saved input's version counter with its value when saved.
+    """
+
+    __slots__ = ("edges", "out_meta", "versions", "hooks", "retained", "trace", "__weakref__")
+
+    def __init__(self, edges: tuple, out_meta: tuple, versions: tuple) -> None:
+        self.edges = edges
+        self.out_meta = out_meta
+        self.versions = versions
+        self.hooks: dict | None = None
+        self.retained: dict | None = None
+        self.trace = _user_frames() if state.anomaly else None
+
+    @property
+    def name(self) -> str:
+        """The op's name, used in messages."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """The nodes (or leaf Tensors) this node sends gradients to, as in PyTorch."""
+        return self.edges
+
+    def _backward(self, grads: list, create_graph: bool) -> list:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free what was saved for backward."""
+
+    def check_versions(self) -> None:
+        """Raise if an array saved for backward was modified in place since it was saved."""
+        for counter, expected in self.versions:
+            if counter.value != expected:
+                raise GraphError(
+                    f"{self.name}: a tensor saved for backward was modified in place by "
+                    f"{counter.last_op} (version {counter.value}, expected {expected}); "
+                    "use the out-of-place op, or clone() the tensor before changing it"
+                )
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_frames() -> list[str]:
+    """The creation stack without chainrule's own frames (for detect_anomaly)."""
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
+    return traceback.format_list(frames)
+
+
+# Gradient modes.
+
+
+class _GradMode(contextlib.ContextDecorator):
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._previous: list[bool] = []
+
+    def __enter__(self):
+        self._previous.append(state.grad_enabled)
+        state.grad_enabled = self.enabled
+        return self
+
+    def __exit__(self, *exc) -> None:
+        state.grad_enabled = self._previous.pop()
+
+
+class no_grad(_GradMode):
+    """Context manager and decorator: ops inside record no graph (for updates, evaluation).
+
+    >>> from chainrule import Tensor
+    >>> x = Tensor([1.0], requires_grad=True)
+    >>> with no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __init__(self) -> None:
+        super().__init__(False)
+
+
+class enable_grad(_GradMode):
+    """Context manager and decorator: record the graph again, even inside `no_grad`."""
+
+    def __init__(self) -> None:
+        super().__init__(True)
+
+
+class set_grad_enabled(_GradMode):
+    """Context manager and decorator: record the graph when ``mode`` is true."""
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__(bool(mode))
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops currently record a graph."""
+    return state.grad_enabled
+
+
+class detect_anomaly(contextlib.ContextDecorator):
+    """Context manager: backward checks every gradient for NaN or Inf.
+
+    When one appears, the error names the forward op that produced it and shows where that
+    op was created. Slower: every op records its creation stack.
+    """
+
+    def __init__(self) -> None:
+        self._previous: list[bool] = []
+
+    def __enter__(self):
+        self._previous.append(state.anomaly)
+        state.anomaly = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        state.anomaly = self._previous.pop()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        """Unregister the hook (no error if already removed)."""
+        with contextlib.suppress(ValueError):
+            self._hooks.remove(self._hook)
+
+
+# The backward pass.
+
+
+def topological_order(starts: Sequence[Node]) -> list[Node]:
+    """Nodes reachable from ``starts``, each after every node that sends it a gradient.
+
+    Iterative depth-first search: graph depth is not bounded by the recursion limit.
+    """
+    order: list[Node] = []
+    visited: set[Node] = set()
+    stack = [(node, False) for node in starts]
+    while stack:
+        node, parents_done = stack.pop()
+        if parents_done:
+            order.append(node)
+            continue
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.append((node, True))
+        for edge in node.edges:
+            if type(edge) is tuple and edge[0] not in visited:
+                stack.append((edge[0], False))
+    order.reverse()
+    return order
+
+
+def _add(a, b):
+    return b if a is None else a + b
+
+
+def run_backward(
+    outputs: Sequence,
+    seeds: Sequence,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence | None = None,
+) -> list | None:
+    """Propagate ``seeds`` (one per output) back through the graph.
+
+    With ``inputs`` None, gradients accumulate into the ``.grad`` of leaves (``backward``);
+    otherwise they are returned, one per input, and no ``.grad`` changes (``grad``).
+    """
+    from .tensor import Tensor
+
+    def as_tensor(g):
+        return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
+
+    capture: dict = {}
+    captured: list = []
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            key = id(t) if t.grad_fn is None else (t.grad_fn, t._output_nr)
+            capture.setdefault(key, []).append(i)
+        captured = [None] * len(inputs)
+
+    def deliver_to_leaf(leaf, g) -> None:
+        if inputs is not None:
+            for i in capture.get(id(leaf), ()):
+                captured[i] = _add(captured[i], g)
+            return
+        for hook in leaf._hooks or ():
+            result = hook(as_tensor(g))
+            if result is not None:
+                g = result if create_graph else result.data
+        if leaf.grad is None:
+            # A copy: g may be shared with other leaves or be a read-only broadcast view.
+            leaf.grad = g if create_graph else Tensor._make(np.array(g))
+        else:
+            leaf.grad = leaf.grad + g if create_graph else Tensor._make(leaf.grad.data + g)
+
+    grads: dict[Node, list] = {}
+    for out, seed in zip(outputs, seeds):
+        if out.grad_fn is None:
+            deliver_to_leaf(out, seed)
+            continue
+        slot = grads.setdefault(out.grad_fn, [None] * len(out.grad_fn.out_meta))
+        slot[out._output_nr] = _add(slot[out._output_nr], seed)
+
+    previous_mode = state.grad_enabled
+    state.grad_enabled = create_graph
+    try:
+        for node in topological_order(list(grads)):
+            out_grads = grads.pop(node, None)
+            if out_grads is None:
+                continue
+            for i, g in enumerate(out_grads):
+                if g is None:
+                    shape, dtype = node.out_meta[i]
+                    zeros = np.zeros(shape, dtype)
+                    out_grads[i] = as_tensor(zeros) if create_graph else zeros
+            if node.hooks or node.retained:
+                _run_node_hooks(node, out_grads, create_graph, as_tensor)
+            if inputs is not None:
+                for i, g in enumerate(out_grads):
+                    for j in capture.get((node, i), ()):
+                        captured[j] = _add(captured[j], g)
+            node.check_versions()
+            in_grads = node._backward(out_grads, create_graph)
+            if state.anomaly:
+                _check_finite(node, in_grads)
+            if not retain_graph:
+                node.release()
+            for edge, g in zip(node.edges, in_grads):
+                if edge is None or g is None:
+                    continue
+                if type(edge) is tuple:
+                    parent, index = edge
+                    shape, dtype = parent.out_meta[index]
+                    g = _fit(g, shape, dtype, node)
+                    slot = grads.get(parent)
+                    if slot is None:
+                        slot = grads[parent] = [None] * len(parent.out_meta)
+                    slot[index] = g if slot[index] is None else slot[index] + g
+                else:
+                    deliver_to_leaf(edge, _fit(g, edge.data.shape, edge.data.dtype, node))
+    finally:
+        state.grad_enabled = previous_mode
+    if inputs is None:
+        return None
+    return [None if g is None else as_tensor(g) for g in captured]
+
+
+def _run_node_hooks(node: Node, out_grads: list, create_graph: bool, as_tensor) -> None:
+    for i, g in enumerate(out_grads):
+        for hook in (node.hooks or {}).get(i, ()):
+            result = hook(as_tensor(g))
+            if result is not None:
+                g = result if create_graph else result.data
+        out_grads[i] = g
+        ref = (node.retained or {}).get(i)
+        tensor = ref() if ref is not None else None
+        if tensor is not None:
+            tensor.grad = as_tensor(g) if tensor.grad is None else tensor.grad + as_tensor(g)
+
+
+def _fit(g, shape: tuple, dtype, node: Node):
+    """Sum ``g`` back to an input's broadcast ``shape`` and cast it to the input's dtype."""
+    if g.shape != shape:
+        g = sum_to_shape(g, shape, node.name)
+    if g.dtype != dtype:
+        g = g.astype(dtype) if isinstance(g, ARRAY_TYPES) else g.to(dtype)
+    return g
+
+
+def sum_to_shape(g, shape: tuple, op: str = "sum_to_shape"):
+    """Sum an array or Tensor over the axes that broadcasting added or stretched to ``shape``."""
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        return np.broadcast_to(g, shape) if isinstance(g, ARRAY_TYPES) else g.expand(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = g.sum(axes, keepdims=True) if isinstance(g, ARRAY_TYPES) else g.sum(axes, True)
+    if lead:
+        g = g.reshape(shape)
+    if g.shape != shape:
+        raise ShapeError(
+            f"{op}: gradient of shape {fmt_shape(g.shape)} does not fit input of shape "
+            f"{fmt_shape(shape)}"
+        )
+    return g
+
+
+def _check_finite(node: Node, in_grads: list) -> None:
+    for i, g in enumerate(in_grads):
+        if g is None:
+            continue
+        array = g if isinstance(g, ARRAY_TYPES) else g.data
+        if not np.all(np.isfinite(array)):
+            kind = "NaN" if np.any(np.isnan(array)) else "Inf"
+            where = "".join(node.trace[-3:]) if node.trace else "(creation stack not recorded)\n"
+            raise GraphError(
+                f"{node.name}: backward produced {kind} in the gradient of input {i}; "
+                f"the forward op was created at:\n{where}"
+            )
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Follows ``torch.autograd.grad``: ``grad_outputs`` defaults to ones for scalar outputs;
+    with ``create_graph=True`` the result is itself differentiable.
+
+    >>> from chainrule import Tensor
+    >>> x = Tensor(3.0, requires_grad=True)
+    >>> (dx,) = grad(x**3, x, create_graph=True)
+    >>> (d2x,) = grad(dx, x)
+    >>> float(dx), float(d2x)
+    (27.0, 18.0)
+    """
+    from .tensor import Tensor
+
+    single_input = isinstance(inputs, Tensor)
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if single_input else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise GraphError(f"grad: input {i} does not require grad")
+    seeds = [seed_gradient(out, g, create_graph, "grad") for out, g in zip(outputs, grad_outputs)]
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run_backward(outputs, seeds, retain_graph, create_graph, inputs)
+    for i, g in enumerate(result):
+        if g is None and not allow_unused:
+            raise GraphError(
+                f"grad: input {i} was not used to compute the outputs; "
+                "pass allow_unused=True to get None for it"
+            )
+    return tuple(result)
+
+
+def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
+    """The starting gradient for ``output``: ones for a scalar, else the checked ``gradient``."""
+    from .tensor import Tensor
+
+    if not isinstance(output, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(output).__name__}")
+    if not output.requires_grad:
+        raise GraphError(
+            f"{op}: the output does not require grad and has no grad_fn; make an input with "
+            "requires_grad=True, and do not compute it under no_grad()"
+        )
+    if gradient is None:
+        if output.data.size != 1:
+            raise GraphError(
+                f"{op}: output has shape {fmt_shape(output.shape)}; pass gradient= of that "
+                "shape or reduce to a scalar first"
+            )
+        seed = np.ones_like(output.data)
+    else:
+        seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
+        if seed.shape != output.shape:
+            raise ShapeError(
+                f"{op}: gradient has shape {fmt_shape(seed.shape)} but the output has shape "
+                f"{fmt_shape(output.shape)}"
+            )
+        seed = seed.astype(output.dtype, copy=False)
+    if create_graph:
+        return gradient if isinstance(gradient, Tensor) else Tensor._make(seed)
+    return seed
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) -> None:
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (PyTorch's form)."""
+    from .tensor import Tensor
+
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors] * len(tensors)
+    seeds = [seed_gradient(t, g, create_graph) for t, g in zip(tensors, grad_tensors)]
+    if retain_graph is None:
+        retain_graph = create_graph
+    run_backward(tensors, seeds, retain_graph, create_graph)
+
+
+__all__ = [
+    "Node",
+    "RemovableHandle",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "grad",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+    "state",
+]

@@ -1,0 +1,410 @@
+"""Graph nodes for the tensor engine: `Op` rows, `elementwise()`, and the `Function` API.
+
+An `Op` is one row: a NumPy forward plus one VJP rule per input and a JVP. A rule asks by
+name for what it needs (``g``, inputs ``x``/``y``, ``out``, ``x_shape``, op parameters), and
+a node saves exactly that. A `Function` subclass is the user-facing way to add an op whose
+forward and backward work on arrays. The backward engine is in `chainrule.autograd`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .autograd import Node, state
+from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+from .tensor import Tensor
+
+#: JVP marker for ops that are linear in their differentiable inputs: the JVP is the op
+#: itself applied to the tangents (reshape, sum, transpose, indexing...).
+LINEAR = "linear"
+
+
+class Rule:
+    """A VJP or JVP function with the names of what it asks for, resolved once."""
+
+    __slots__ = ("fn", "names")
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+        self.names = tuple(inspect.signature(fn).parameters)
+
+    def __call__(self, env: dict):
+        return self.fn(*[env[name] for name in self.names])
+
+
+class Op:
+    """One differentiable tensor op: forward on arrays, a VJP per input, and a JVP.
+
+    ``inputs`` names the array operands in order (``("x", "y")`` by default for two
+    VJPs); any other keyword is an op parameter handed to ``forward`` and to rules that ask
+    for it. A VJP of None marks an input that gets no gradient (a condition, an index);
+    ``vjp=None`` makes the whole op non-differentiable (comparisons, argmax). ``view=True``
+    says the output shares memory with the first input, so both share a version counter.
+    ``check(*arrays, **params)`` may raise a clear error before NumPy runs.
+
+    >>> twice = Op("twice", lambda x: 2 * x, vjp=(lambda g: 2 * g,), jvp=LINEAR)
+    >>> y = twice(Tensor([1.0, 2.0], requires_grad=True)); y
+    tensor([2., 4.], grad_fn=<TwiceBackward>)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        forward: Callable,
+        vjp: Sequence[Callable | None] | None,
+        jvp: Sequence[Callable | None] | str | None = None,
+        inputs: Sequence[str] | None = None,
+        view: bool = False,
+        check: Callable | None = None,
+    ) -> None:
+        self.name = name
+        self.forward = forward
+        n_inputs = len(vjp) if vjp else len(inspect.signature(forward).parameters)
+        self.inputs = tuple(inputs or ("x", "y", "z")[:n_inputs])
+        self.vjp = tuple(Rule(fn) if fn else None for fn in vjp) if vjp else None
+        self.jvp = jvp if jvp in (None, LINEAR) else tuple(Rule(fn) if fn else None for fn in jvp)
+        self.view = view
+        self.check = check
+        self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
+        asked = {name for rule in self.vjp or () if rule for name in rule.names}
+        self.saved_inputs = tuple(i for i, n in enumerate(self.inputs) if n in asked)
+        self.saved_shapes = tuple(i for i, n in enumerate(self.inputs) if f"{n}_shape" in asked)
+        self.saves_out = "out" in asked
+
+    def __call__(self, *args, **params) -> Tensor:
+        return apply_op(self, args, params)
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
+
+
+def _scaled(partial: Callable | float) -> Callable:
+    """The VJP g * partial for an elementwise op; constants 1 and -1 pass g through."""
+    if partial == 1:
+        return lambda g: g
+    if partial == -1:
+        return lambda g: -g
+    if not callable(partial):
+        if partial == 0:
+            return lambda g: g * 0
+        raise TypeError(f"elementwise: a constant partial must be 0, 1 or -1, got {partial}")
+    names = tuple(inspect.signature(partial).parameters)
+    local = Rule(partial)
+
+    def vjp(g, *values):
+        return g * local(dict(zip(names, values)))
+
+    vjp.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("g", *names)]
+    )
+    return vjp
+
+
+def _tangent_term(partial: Callable | float, input_name: str) -> Callable:
+    """The JVP term partial * d<input> for an elementwise op."""
+    tangent = "d" + input_name
+    if not callable(partial):
+        if partial == 0:
+            return lambda **env: env[tangent] * 0
+        return (lambda **env: env[tangent]) if partial == 1 else (lambda **env: -env[tangent])
+    local = Rule(partial)
+    return lambda **env: local(env) * env[tangent]
+
+
+def elementwise(name: str, forward: Callable, *partials: Callable | float, **options) -> Op:
+    """An elementwise Op from its local derivatives: one per input, asking for x, y, out.
+
+    The VJP for input i is ``g * partial_i`` and the JVP is ``sum(partial_i * d_i)``;
+    the engine sums each VJP back to its input's broadcast shape. A constant partial (1, -1
+    or 0) saves nothing.
+
+    >>> sin = elementwise("sin_example", np.sin, lambda x: np.cos(x))
+    >>> sin.vjp[0].names
+    ('g', 'x')
+    """
+    inputs = options.pop("inputs", ("x", "y", "z")[: len(partials)])
+    vjp = [_scaled(p) for p in partials]
+    terms = [_tangent_term(p, n) for p, n in zip(partials, inputs)]
+    op = Op(name, forward, vjp, jvp=None, inputs=inputs, **options)
+    op.jvp = ElementwiseJVP(terms, inputs, partials)
+    return op
+
+
+class ElementwiseJVP:
+    """The JVP of an elementwise op: the sum of partial * tangent over inputs with tangents."""
+
+    __slots__ = ("terms", "inputs", "names")
+
+    def __init__(self, terms, inputs, partials) -> None:
+        self.terms, self.inputs = terms, inputs
+        self.names = {n for p in partials if callable(p) for n in inspect.signature(p).parameters}
+
+    def __call__(self, env: dict):
+        total = None
+        for term, name in zip(self.terms, self.inputs):
+            if env.get("d" + name) is not None:
+                value = term(**env)
+                total = value if total is None else total + value
+        return total
+
+
+def apply_op(op: Op, args: Sequence, params: dict) -> Tensor:
+    """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node."""
+    arrays = []
+    needs_grad = False
+    for arg in args:
+        if type(arg) is Tensor or isinstance(arg, Tensor):
+            arrays.append(arg.data)
+            needs_grad = needs_grad or arg.requires_grad
+        else:
+            arrays.append(arg)
+    if op.check is not None:
+        op.check(*arrays, **params)
+    try:
+        out = op.forward(*arrays, **params)
+    except (ValueError, IndexError, TypeError) as exc:
+        raise _explain(op, arrays, exc) from None
+    if not isinstance(out, np.ndarray):
+        out = np.asarray(out)
+    result = Tensor._make(out)
+    if op.view:
+        result._version_counter = args[0]._version_counter
+    if needs_grad and op.vjp is not None and state.grad_enabled:
+        result.requires_grad = True
+        result.grad_fn = OpNode(op, args, arrays, params, out)
+    if state.forward_ad and op.vjp is not None:
+        _propagate_tangent(op, args, arrays, params, result)
+    return result
+
+
+def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
+    """A clear error from a NumPy failure: the op, the operands' shapes and dtypes, the cause."""
+    described = ", ".join(
+        f"{fmt_shape(np.shape(a))} {fmt_dtype(getattr(a, 'dtype', type(a)))}" for a in arrays
+    )
+    reason = str(exc).split("\n")[0]
+    if "broadcast" in reason:
+        shapes = " and ".join(fmt_shape(np.shape(a)) for a in arrays)
+        return ShapeError(f"{op.name}: shapes {shapes} do not broadcast together")
+    kind = DTypeError if isinstance(exc, TypeError) else ShapeError
+    return kind(f"{op.name}: cannot apply to {described}: {reason}")
+
+
+def _edge(tensor: Tensor):
+    """Where the gradient of ``tensor`` goes: the leaf itself, or (its node, output index)."""
+    if tensor.grad_fn is None:
+        return tensor
+    return (tensor.grad_fn, tensor._output_nr)
+
+
+class OpNode(Node):
+    """The graph node an Op row leaves behind: its edges and exactly what its rules asked for."""
+
+    __slots__ = ("op", "saved")
+
+    def __init__(self, op: Op, args: Sequence, arrays: Sequence, params: dict, out) -> None:
+        edges = []
+        versions = []
+        for arg in args:
+            is_tensor = isinstance(arg, Tensor)
+            edges.append(_edge(arg) if is_tensor and arg.requires_grad else None)
+        saved = dict(params) if params else {}
+        names = op.inputs
+        for i in op.saved_inputs:
+            saved[names[i]] = arrays[i]
+            arg = args[i]
+            if isinstance(arg, Tensor):
+                versions.append((arg._version_counter, arg._version_counter.value))
+        for i in op.saved_shapes:
+            saved[names[i] + "_shape"] = np.shape(arrays[i])
+        if op.saves_out:
+            saved["out"] = out
+        super().__init__(tuple(edges), ((out.shape, out.dtype),), tuple(versions))
+        self.op = op
+        self.saved = saved
+
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    def __repr__(self) -> str:
+        return f"<{self.op.backward_name}>"
+
+    def _backward(self, grads: list, create_graph: bool) -> list:
+        if self.saved is None:
+            raise GraphError(
+                f"{self.op.name}: trying to backward through the graph a second time, but its "
+                "saved arrays were freed; pass retain_graph=True to the first backward()"
+            )
+        env = self._as_tensors() if create_graph else dict(self.saved)
+        env["g"] = grads[0]
+        return [
+            None if (edge is None or rule is None) else rule(env)
+            for edge, rule in zip(self.edges, self.op.vjp)
+        ]
+
+    def _as_tensors(self) -> dict:
+        """The saved values as Tensors connected to the graph, so rules record ops."""
+        env = dict(self.saved)
+        for i in self.op.saved_inputs:
+            name, edge = self.op.inputs[i], self.edges[i]
+            if isinstance(edge, Tensor):
+                env[name] = edge
+            elif edge is not None:
+                env[name] = Tensor._make(env[name], grad_fn=edge[0], output_nr=edge[1])
+        if self.op.saves_out:
+            env["out"] = Tensor._make(env["out"], grad_fn=self, output_nr=0)
+        return env
+
+    def release(self) -> None:
+        if self.saved and (self.op.saved_inputs or self.op.saves_out):
+            self.saved = None
+
+
+class Function(Node):
+    """Base class for user-defined ops whose forward and backward work on NumPy arrays.
+
+    Subclass it, write ``forward(self, *arrays, **kwargs)`` returning an array (or a tuple
+    of arrays) and ``backward(self, *grads)`` returning one gradient per input (None for an
+    input without one), then call ``MyOp.apply(*tensors, **kwargs)``. Save arrays for
+    backward with ``self.save_for_backward(...)`` and read them from ``self.saved_tensors``.
+    Backward sees arrays, so a Function cannot be differentiated twice (create_graph=True
+    raises); build the op from tensor ops or an `Op` row when you need that.
+
+    >>> class Cube(Function):
+    ...     def forward(self, x):
+    ...         self.save_for_backward(x)
+    ...         return x**3
+    ...     def backward(self, g):
+    ...         (x,) = self.saved_tensors
+    ...         return 3 * x**2 * g
+    >>> x = Tensor([1.0, 2.0], requires_grad=True)
+    >>> Cube.apply(x).sum().backward()
+    >>> x.grad
+    tensor([ 3., 12.])
+    """
+
+    def __init__(self) -> None:
+        super().__init__((), (), ())
+        self._saved: tuple | None = ()
+        self._inputs: tuple = ()
+
+    def forward(self, *args, **kwargs):
+        """Compute the output array(s) from input arrays."""
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def backward(self, *grads):
+        """Return one gradient array per forward input, given one per output."""
+        raise NotImplementedError(f"{type(self).__name__} must define backward()")
+
+    def save_for_backward(self, *arrays) -> None:
+        """Keep arrays for ``backward``; an input modified in place later is detected."""
+        self._saved = arrays
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The arrays given to ``save_for_backward``."""
+        if self._saved is None:
+            raise GraphError(
+                f"{type(self).__name__}: its saved arrays were freed by an earlier backward; "
+                "pass retain_graph=True to the first backward()"
+            )
+        return self._saved
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}Backward>"
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run the op on Tensors and record it in the graph; returns a Tensor (or a tuple)."""
+        node = cls()
+        arrays = [arg.data if isinstance(arg, Tensor) else arg for arg in args]
+        outputs = node.forward(*arrays, **kwargs)
+        is_tuple = isinstance(outputs, tuple)
+        outs = [np.asarray(o) for o in (outputs if is_tuple else (outputs,))]
+        needs_grad = state.grad_enabled and any(
+            isinstance(a, Tensor) and a.requires_grad for a in args
+        )
+        results = [Tensor._make(o) for o in outs]
+        if needs_grad:
+            node.edges = tuple(
+                _edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args
+            )
+            node.out_meta = tuple((o.shape, o.dtype) for o in outs)
+            node.versions = tuple(
+                (a._version_counter, a._version_counter.value)
+                for a in args
+                if isinstance(a, Tensor) and any(a.data is s for s in node._saved)
+            )
+            for i, result in enumerate(results):
+                result.requires_grad = True
+                result.grad_fn = node
+                result._output_nr = i
+        return tuple(results) if is_tuple else results[0]
+
+    def _backward(self, grads: list, create_graph: bool) -> list:
+        if create_graph:
+            raise GraphError(
+                f"{self.name}: a Function's backward works on arrays, so it cannot be "
+                "differentiated twice (create_graph=True); write it with tensor ops instead"
+            )
+        out = self.backward(*grads)
+        out = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(out) != len(self.edges):
+            raise GraphError(
+                f"{self.name}: backward returned {len(out)} gradients for {len(self.edges)} inputs"
+            )
+        return out
+
+    def release(self) -> None:
+        if self._saved:
+            self._saved = None
+
+
+def _propagate_tangent(op: Op, args, arrays, params, result: Tensor) -> None:
+    """Forward mode: give ``result`` the tangent of ``op`` from its inputs' tangents."""
+    tangents = [a._tangent if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    if op.jvp is None:
+        raise GraphError(f"{op.name}: forward mode (jvp) is not implemented for this op")
+    if op.jvp == LINEAR:
+        inputs = [
+            (t if t is not None else np.zeros_like(a)) if isinstance(arg, Tensor) else a
+            for arg, a, t in zip(args, arrays, tangents)
+        ]
+        tangent = op.forward(*inputs, **params)
+    else:
+        env = dict(params)
+        for name, a, t in zip(op.inputs, arrays, tangents):
+            env[name] = a
+            env["d" + name] = t
+            env[name + "_shape"] = np.shape(a)
+        env["out"] = result.data
+        if isinstance(op.jvp, ElementwiseJVP):
+            tangent = op.jvp(env)
+        else:
+            tangent = _sum_jvp(op.jvp, env, tangents)
+    if tangent is not None:
+        tangent = np.asarray(tangent)
+        if tangent.shape != result.shape:
+            tangent = np.broadcast_to(tangent, result.shape).copy()
+        result._tangent = tangent.astype(result.dtype, copy=False)
+
+
+def _sum_jvp(rules, env: dict, tangents: list):
+    """Sum the JVP terms of the inputs that carry a tangent."""
+    total = None
+    for rule, tangent in zip(rules, tangents):
+        if rule is None or tangent is None:
+            continue
+        value = rule(env)
+        total = value if total is None else total + value
+    return total

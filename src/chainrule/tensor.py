@@ -1,0 +1,849 @@
+"""`Tensor`: a NumPy array plus the graph node that produced it, and the tensor factories.
+
+Every method is a one-line call into `chainrule.ops`, where each op is one row; the backward
+pass is in `chainrule.autograd`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+
+from .autograd import RemovableHandle, VersionCounter, backward, state
+from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+
+#: dtypes by their PyTorch names; any NumPy dtype is accepted too.
+float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
+int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "int64"))
+uint8, bool_ = np.dtype("uint8"), np.dtype("bool")
+DEFAULT_DTYPE = float32
+
+
+def _as_dtype(dtype, op: str = "Tensor") -> np.dtype | None:
+    if dtype is None:
+        return None
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"{op}: {dtype!r} is not a dtype") from None
+
+
+def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
+    """An array from Python or NumPy data: Python floats become float32, as in PyTorch."""
+    if isinstance(data, Tensor):
+        array = data.data
+    elif isinstance(data, (np.ndarray, np.generic)):
+        array = np.asarray(data)
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
+            data = [d.data if isinstance(d, Tensor) else d for d in data]
+        try:
+            array = np.asarray(data)
+        except ValueError as exc:
+            raise ShapeError(f"tensor: data is not rectangular: {exc}") from None
+        if array.dtype == np.float64 and dtype is None:
+            array = array.astype(DEFAULT_DTYPE)
+    if array.dtype.kind not in "biuf":
+        raise DTypeError(f"tensor: cannot make a tensor of {fmt_dtype(array.dtype)} data")
+    if dtype is not None and array.dtype != dtype:
+        return array.astype(dtype)
+    return array.copy() if copy else array
+
+
+class Tensor:
+    """An n-dimensional array that records the ops applied to it, for automatic gradients.
+
+    ``data`` is the NumPy array, ``grad`` the accumulated gradient (a Tensor, or None),
+    ``grad_fn`` the node that produced it (None for leaves). Python floats become float32;
+    NumPy float64 input stays float64. Names and semantics follow PyTorch.
+
+    >>> x = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([[2., 4.],
+            [6., 8.]])
+    """
+
+    __slots__ = (
+        "data",
+        "grad",
+        "requires_grad",
+        "grad_fn",
+        "_output_nr",
+        "_version_counter",
+        "_hooks",
+        "_tangent",
+        "__weakref__",
+    )
+    # NumPy defers to Tensor's reflected operators (ndarray + Tensor -> Tensor.__radd__).
+    __array_ufunc__ = None
+
+    def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
+        self.data = _to_array(data, _as_dtype(dtype))
+        self.grad: Tensor | None = None
+        self.requires_grad = False
+        self.grad_fn = None
+        self._output_nr = 0
+        self._version_counter = VersionCounter()
+        self._hooks: list | None = None
+        self._tangent = None
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, array: np.ndarray, grad_fn=None, output_nr: int = 0) -> Tensor:
+        """Wrap an array without copying or checking (for the engine)."""
+        t = cls.__new__(cls)
+        t.data = array
+        t.grad = None
+        t.requires_grad = grad_fn is not None
+        t.grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._version_counter = VersionCounter()
+        t._hooks = None
+        t._tangent = None
+        return t
+
+    # Array facts.
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The size of each dimension, as a tuple."""
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype of the elements."""
+        return self.data.dtype
+
+    @property
+    def device(self) -> str:
+        """Where the data lives: always "cpu" for NumPy arrays."""
+        return "cpu"
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user rather than by an op on tensors that need grad."""
+        return self.grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of dimension ``dim``."""
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self.data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self.data.size
+
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self.data.size != 1:
+            raise ShapeError(
+                f"item: only a one-element tensor has an item, this one has shape "
+                f"{fmt_shape(self.shape)}"
+            )
+        return self.data.item()
+
+    def tolist(self):
+        """The data as (nested) Python lists."""
+        return self.data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied). Refused while the tensor requires grad."""
+        if self.requires_grad:
+            raise GraphError(
+                "numpy: this tensor requires grad; call .detach().numpy() to get its data"
+            )
+        return self.data
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self.data)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self.data)))
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise ValueError(
+                f"bool: a tensor of shape {fmt_shape(self.shape)} has no single truth value; "
+                "use .any() or .all()"
+            )
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        body = np.array2string(
+            self.data, separator=", ", prefix="tensor(", precision=4, suppress_small=False
+        )
+        extras = []
+        if self.dtype not in (float32, int64, bool_):
+            extras.append(f"dtype={self.dtype.name}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    # Dtype conversion.
+
+    def to(self, dtype) -> Tensor:
+        """This tensor in another dtype (itself if it already has it); differentiable."""
+        dtype = _as_dtype(dtype, "to")
+        return self if dtype == self.dtype else F.cast(self, dtype=dtype)
+
+    def float(self) -> Tensor:
+        """This tensor as float32."""
+        return self.to(float32)
+
+    def double(self) -> Tensor:
+        """This tensor as float64."""
+        return self.to(float64)
+
+    def long(self) -> Tensor:
+        """This tensor as int64."""
+        return self.to(int64)
+
+    def bool(self) -> Tensor:
+        """This tensor as bool."""
+        return self.to(bool_)
+
+    # Autograd.
+
+    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph=False):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        A non-scalar tensor needs ``gradient`` (the vector in the vector-Jacobian product).
+        The graph's saved arrays are freed unless ``retain_graph`` (default: create_graph);
+        ``create_graph=True`` makes the gradients themselves differentiable.
+        """
+        backward(self, gradient, retain_graph, create_graph)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place (leaves only; floating-point dtypes only)."""
+        if requires_grad and self.data.dtype.kind != "f":
+            raise DTypeError(
+                f"requires_grad: only floating-point tensors can require gradients, got "
+                f"{fmt_dtype(self.dtype)}; convert with .float() or .double() first"
+            )
+        if not requires_grad and self.grad_fn is not None:
+            raise GraphError(
+                "requires_grad: a non-leaf tensor cannot stop requiring grad; use .detach()"
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def detach(self) -> Tensor:
+        """The same data (shared) without history: no grad_fn, no requires_grad."""
+        t = Tensor._make(self.data)
+        t._version_counter = self._version_counter
+        return t
+
+    def clone(self) -> Tensor:
+        """A copy of the data that stays in the graph (gradients flow back to self)."""
+        return F.clone(self)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        if self.grad_fn is None:
+            return
+        node = self.grad_fn
+        if node.retained is None:
+            node.retained = {}
+        node.retained[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned Tensor
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters it."""
+        if not self.requires_grad:
+            raise GraphError("register_hook: this tensor does not require grad")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = {}
+            hooks = self.grad_fn.hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    # Arithmetic: each dunder is one op row (comments give the reflected operand order).
+
+    def __add__(self, other):
+        return F.add(self, other)
+
+    def __radd__(self, other):  # other + self
+        return F.add(other, self)
+
+    def __sub__(self, other):
+        return F.sub(self, other)
+
+    def __rsub__(self, other):  # other - self
+        return F.sub(other, self)
+
+    def __mul__(self, other):
+        return F.mul(self, other)
+
+    def __rmul__(self, other):  # other * self
+        return F.mul(other, self)
+
+    def __truediv__(self, other):
+        return F.div(self, other)
+
+    def __rtruediv__(self, other):  # other / self
+        return F.div(other, self)
+
+    def __pow__(self, exponent):
+        return F.pow(self, exponent)
+
+    def __rpow__(self, base):  # base ** self
+        return F.pow(base, self)
+
+    def __matmul__(self, other):
+        return F.matmul(self, other)
+
+    def __rmatmul__(self, other):  # other @ self
+        return F.matmul(other, self)
+
+    def __neg__(self):
+        return F.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return F.abs(self)
+
+    def __lt__(self, other):
+        return F.lt(self, other)
+
+    def __le__(self, other):
+        return F.le(self, other)
+
+    def __gt__(self, other):
+        return F.gt(self, other)
+
+    def __ge__(self, other):
+        return F.ge(self, other)
+
+    def __eq__(self, other):
+        return F.eq(self, other)
+
+    def __ne__(self, other):
+        return F.ne(self, other)
+
+    def __invert__(self):
+        return F.logical_not(self)
+
+    def __and__(self, other):
+        return F.logical_and(self, other)
+
+    def __or__(self, other):
+        return F.logical_or(self, other)
+
+    # In place: refused on leaves that require grad (outside no_grad); bumps the version.
+
+    def __iadd__(self, other):
+        return self._inplace(F.add, other, "add_")
+
+    def __isub__(self, other):
+        return self._inplace(F.sub, other, "sub_")
+
+    def __imul__(self, other):
+        return self._inplace(F.mul, other, "mul_")
+
+    def __itruediv__(self, other):
+        return self._inplace(F.div, other, "div_")
+
+    def add_(self, other, alpha: float = 1) -> Tensor:
+        """self += alpha * other, in place."""
+        return self._inplace(F.add, other if alpha == 1 else other * alpha, "add_")
+
+    def sub_(self, other, alpha: float = 1) -> Tensor:
+        """self -= alpha * other, in place."""
+        return self._inplace(F.sub, other if alpha == 1 else other * alpha, "sub_")
+
+    def mul_(self, other) -> Tensor:
+        """self *= other, in place."""
+        return self._inplace(F.mul, other, "mul_")
+
+    def div_(self, other) -> Tensor:
+        """self /= other, in place."""
+        return self._inplace(F.div, other, "div_")
+
+    def fill_(self, value: float) -> Tensor:
+        """Set every element to ``value``, in place."""
+        return self._inplace(F.elementwise.fill, value, "fill_")
+
+    def zero_(self) -> Tensor:
+        """Set every element to 0, in place."""
+        return self._inplace(F.elementwise.fill, 0, "zero_")
+
+    def copy_(self, source) -> Tensor:
+        """Copy ``source``'s values (broadcast to this shape) into this tensor, in place."""
+        return self._inplace(F.elementwise.copy_into, source, "copy_")
+
+    def __setitem__(self, index, value) -> None:
+        self._inplace(F.shape.index_put, (index, value), "setitem")
+
+    def _inplace(self, op, other, name: str) -> Tensor:
+        recording = state.grad_enabled and (
+            self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)
+            or (isinstance(other, tuple) and isinstance(other[1], Tensor)
+                and other[1].requires_grad)
+        )  # fmt: skip
+        if recording and self.requires_grad and self.grad_fn is None:
+            raise GraphError(
+                f"{name}: a leaf tensor that requires grad cannot be changed in place; do it "
+                "inside chainrule.no_grad() (as optimizers do) or use the out-of-place op"
+            )
+        if not self.data.flags.writeable:
+            raise GraphError(
+                f"{name}: this tensor's memory is read-only (an expanded view or a read-only "
+                "array); clone() it first"
+            )
+        result = op(self, *other) if isinstance(other, tuple) else op(self, other)
+        if result.shape != self.shape:
+            raise ShapeError(
+                f"{name}: the result has shape {fmt_shape(result.shape)}, which cannot be "
+                f"written into a tensor of shape {fmt_shape(self.shape)}"
+            )
+        try:
+            np.copyto(self.data, result.data, casting="same_kind")
+        except TypeError:
+            raise DTypeError(
+                f"{name}: cannot write a {fmt_dtype(result.dtype)} result into a "
+                f"{fmt_dtype(self.dtype)} tensor in place"
+            ) from None
+        self._version_counter.bump(name)
+        if recording and result.grad_fn is not None:
+            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
+            self.requires_grad = True
+        return self
+
+    # Elementwise math.
+
+    def exp(self) -> Tensor:
+        """e ** self, elementwise."""
+        return F.exp(self)
+
+    def log(self) -> Tensor:
+        """Natural logarithm, elementwise (-inf at 0, nan below)."""
+        return F.log(self)
+
+    def log1p(self) -> Tensor:
+        """log(1 + self), accurate for small values."""
+        return F.log1p(self)
+
+    def expm1(self) -> Tensor:
+        """exp(self) - 1, accurate for small values."""
+        return F.expm1(self)
+
+    def sqrt(self) -> Tensor:
+        """Square root, elementwise."""
+        return F.sqrt(self)
+
+    def rsqrt(self) -> Tensor:
+        """1 / sqrt(self), elementwise."""
+        return F.rsqrt(self)
+
+    def sin(self) -> Tensor:
+        """Sine, elementwise."""
+        return F.sin(self)
+
+    def cos(self) -> Tensor:
+        """Cosine, elementwise."""
+        return F.cos(self)
+
+    def tan(self) -> Tensor:
+        """Tangent, elementwise."""
+        return F.tan(self)
+
+    def tanh(self) -> Tensor:
+        """Hyperbolic tangent, elementwise."""
+        return F.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        """1 / (1 + exp(-self)), elementwise, stable for large inputs."""
+        return F.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        """max(self, 0); derivative 0 at 0."""
+        return F.relu(self)
+
+    def leaky_relu(self, negative_slope: float = 0.01) -> Tensor:
+        """self where positive, else negative_slope * self."""
+        return F.leaky_relu(self, negative_slope)
+
+    def gelu(self, approximate: str = "none") -> Tensor:
+        """Gaussian error linear unit, exact (erf) or with approximate="tanh"."""
+        return F.gelu(self, approximate)
+
+    def silu(self) -> Tensor:
+        """self * sigmoid(self)."""
+        return F.silu(self)
+
+    def softplus(self) -> Tensor:
+        """log(1 + exp(self)), stable for large inputs."""
+        return F.softplus(self)
+
+    def abs(self) -> Tensor:
+        """Absolute value; derivative 0 at 0."""
+        return F.abs(self)
+
+    def sign(self) -> Tensor:
+        """-1, 0 or 1 by sign; its derivative is 0."""
+        return F.sign(self)
+
+    def clamp(self, min=None, max=None) -> Tensor:
+        """Limit values to [min, max]; the gradient passes where min <= self <= max."""
+        return F.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other) -> Tensor:
+        """Elementwise maximum; ties split the gradient equally."""
+        return F.maximum(self, other)
+
+    def minimum(self, other) -> Tensor:
+        """Elementwise minimum; ties split the gradient equally."""
+        return F.minimum(self, other)
+
+    def where(self, condition, other) -> Tensor:
+        """self where condition holds, else other (PyTorch's Tensor.where)."""
+        return F.where(condition, self, other)
+
+    # Reductions.
+
+    def sum(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Sum over ``dim`` (an int, a tuple, or None for all)."""
+        return F.sum(self, dim, keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Mean over ``dim``."""
+        return F.mean(self, dim, keepdim)
+
+    def var(self, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
+        """Variance over ``dim`` with Bessel's ``correction`` (1: unbiased)."""
+        return F.var(self, dim, correction=correction, keepdim=keepdim)
+
+    def std(self, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
+        """Standard deviation over ``dim`` with ``correction``."""
+        return F.std(self, dim, correction=correction, keepdim=keepdim)
+
+    def prod(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Product over ``dim`` (one int or None); correct gradients with zeros."""
+        return F.prod(self, dim, keepdim)
+
+    def max(self, dim=None, keepdim: bool = False):
+        """The maximum; with ``dim``, a (values, indices) pair as in PyTorch."""
+        return F.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        """The minimum; with ``dim``, a (values, indices) pair as in PyTorch."""
+        return F.min(self, dim, keepdim)
+
+    def amax(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Maximum over ``dim``; ties share the gradient equally."""
+        return F.amax(self, dim, keepdim)
+
+    def amin(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Minimum over ``dim``; ties share the gradient equally."""
+        return F.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Index of the maximum (first one at ties), over the flattened tensor or ``dim``."""
+        return F.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Index of the minimum (first one at ties)."""
+        return F.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim=None, keepdim: bool = False) -> Tensor:
+        """log(sum(exp(self))) over ``dim``, computed without overflow."""
+        return F.logsumexp(self, dim, keepdim)
+
+    def norm(self, p=2, dim=None, keepdim: bool = False) -> Tensor:
+        """The p-norm over ``dim`` (p = 2 by default; 1, inf and other numbers too)."""
+        return F.norm(self, p, dim, keepdim)
+
+    def softmax(self, dim: int) -> Tensor:
+        """exp(self) normalised to sum to 1 along ``dim``."""
+        return F.softmax(self, dim)
+
+    def log_softmax(self, dim: int) -> Tensor:
+        """log(softmax(self, dim)), computed stably."""
+        return F.log_softmax(self, dim)
+
+    def all(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Whether every element is true (non-zero), over ``dim``."""
+        return F.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim: bool = False) -> Tensor:
+        """Whether any element is true (non-zero), over ``dim``."""
+        return F.any(self, dim, keepdim)
+
+    # Shape.
+
+    def reshape(self, *shape) -> Tensor:
+        """The same elements in a new shape (one dimension may be -1)."""
+        return F.reshape(self, _shape_args(shape))
+
+    def view(self, *shape) -> Tensor:
+        """The same as reshape (NumPy decides whether to copy)."""
+        return F.reshape(self, _shape_args(shape))
+
+    def view_as(self, other: Tensor) -> Tensor:
+        """Reshape to ``other``'s shape."""
+        return F.reshape(self, other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge dimensions start_dim..end_dim into one."""
+        return F.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        """Split dimension ``dim`` into ``sizes``."""
+        return F.unflatten(self, dim, sizes)
+
+    def squeeze(self, dim=None) -> Tensor:
+        """Remove dimensions of size 1 (all, or those in ``dim``)."""
+        return F.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a dimension of size 1 at ``dim``."""
+        return F.unsqueeze(self, dim)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions."""
+        return F.transpose(self, dim0, dim1)
+
+    def permute(self, *dims) -> Tensor:
+        """Reorder the dimensions."""
+        return F.permute(self, _shape_args(dims))
+
+    @property
+    def T(self) -> Tensor:
+        """All dimensions reversed."""
+        return F.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dimensions swapped (a batch of matrices transposed)."""
+        return F.transpose(self, -2, -1)
+
+    def expand(self, *sizes) -> Tensor:
+        """A broadcast view of this tensor to ``sizes`` (-1 keeps a dimension)."""
+        return F.expand(self, _shape_args(sizes))
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """Broadcast to ``other``'s shape."""
+        return F.expand(self, other.shape)
+
+    def broadcast_to(self, shape) -> Tensor:
+        """Broadcast to ``shape``."""
+        return F.expand(self, tuple(shape))
+
+    def repeat(self, *repeats) -> Tensor:
+        """Tile the whole tensor ``repeats`` times along each dimension (PyTorch's repeat)."""
+        return F.repeat(self, _shape_args(repeats))
+
+    def tile(self, *reps) -> Tensor:
+        """Like repeat, padding ``reps`` with leading ones (PyTorch's tile)."""
+        return F.tile(self, _shape_args(reps))
+
+    def flip(self, dims) -> Tensor:
+        """Reverse the order of elements along ``dims``."""
+        return F.flip(self, dims)
+
+    def roll(self, shifts, dims=None) -> Tensor:
+        """Shift elements cyclically along ``dims``."""
+        return F.roll(self, shifts, dims)
+
+    def split(self, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces of ``split_size`` (int) or of the given sizes (list) along ``dim``."""
+        return F.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """``chunks`` nearly equal pieces along ``dim``."""
+        return F.chunk(self, chunks, dim)
+
+    def gather(self, dim: int, index) -> Tensor:
+        """Values picked along ``dim`` by an index tensor of the output's shape."""
+        return F.gather(self, dim, index)
+
+    def __getitem__(self, index) -> Tensor:
+        return F.shape.getitem(self, index)
+
+    # Linear algebra.
+
+    def matmul(self, other) -> Tensor:
+        """Matrix product with NumPy's broadcasting rules (1-D, 2-D and batched)."""
+        return F.matmul(self, other)
+
+    def dot(self, other) -> Tensor:
+        """Inner product of two 1-D tensors."""
+        return F.dot(self, other)
+
+    def outer(self, other) -> Tensor:
+        """Outer product of two 1-D tensors."""
+        return F.outer(self, other)
+
+
+def _shape_args(args: tuple) -> tuple:
+    """Accept both f(2, 3) and f((2, 3)), as PyTorch does."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+# Factories.
+
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed chainrule's random number generator (rand, randn, randint, init, dropout)."""
+    global _generator
+    _generator = np.random.default_rng(seed)
+
+
+def default_generator() -> np.random.Generator:
+    """The NumPy Generator behind chainrule's random functions."""
+    return _generator
+
+
+def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
+    """A new leaf Tensor holding a copy of ``data`` (Python floats become float32).
+
+    >>> tensor([1.0, 2.0]).dtype
+    dtype('float32')
+    """
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A Tensor sharing memory with ``array`` (no copy)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
+    return Tensor._make(array)
+
+
+def _new(array: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._make(array)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _size(size: tuple) -> tuple[int, ...]:
+    size = _shape_args(size)
+    if not all(isinstance(n, numbers.Integral) and n >= 0 for n in size):
+        raise ShapeError(f"size must be non-negative integers, got {size}")
+    return tuple(int(n) for n in size)
+
+
+def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros (float32 unless ``dtype``)."""
+    return _new(np.zeros(_size(size), _as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones (float32 unless ``dtype``)."""
+    return _new(np.ones(_size(size), _as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value``."""
+    dtype = _as_dtype(dtype) or (DEFAULT_DTYPE if isinstance(fill_value, float) else None)
+    return _new(np.full(_size((size,)), fill_value, dtype), requires_grad)
+
+
+def zeros_like(x: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Zeros with ``x``'s shape and dtype."""
+    return _new(np.zeros(x.shape, _as_dtype(dtype) or x.dtype), requires_grad)
+
+
+def ones_like(x: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Ones with ``x``'s shape and dtype."""
+    return _new(np.ones(x.shape, _as_dtype(dtype) or x.dtype), requires_grad)
+
+
+def full_like(x: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` with ``x``'s shape and dtype."""
+    return _new(np.full(x.shape, fill_value, _as_dtype(dtype) or x.dtype), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
+    if end is None:
+        start, end = 0, start
+    integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+    dtype = _as_dtype(dtype) or (int64 if integral else DEFAULT_DTYPE)
+    return _new(np.arange(start, end, step).astype(dtype), requires_grad)
+
+
+def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from start to end inclusive."""
+    array = np.linspace(start, end, steps, dtype=_as_dtype(dtype) or DEFAULT_DTYPE)
+    return _new(array, requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+    """The n×m identity matrix."""
+    return _new(np.eye(n, m, dtype=_as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1) from chainrule's generator."""
+    array = _generator.random(_size(size)).astype(_as_dtype(dtype) or DEFAULT_DTYPE)
+    return _new(array, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples from chainrule's generator."""
+    array = _generator.standard_normal(_size(size)).astype(_as_dtype(dtype) or DEFAULT_DTYPE)
+    return _new(array, requires_grad)
+
+
+def randint(low: int, high: int | None = None, size=(), dtype=None) -> Tensor:
+    """Integers uniform in [low, high) (or [0, low) with one bound), int64 by default."""
+    if high is None:
+        low, high = 0, low
+    array = _generator.integers(low, high, size=_size((size,))).astype(_as_dtype(dtype) or int64)
+    return Tensor._make(array)
+
+
+from . import ops as F  # noqa: E402  (ops import Tensor from this module)

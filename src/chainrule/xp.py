@@ -1,0 +1,81 @@
+"""NumPy-named functions that take arrays or Tensors, for writing backward rules once.
+
+Given arrays, each calls NumPy (fast, no graph). Given a Tensor anywhere in its arguments
+(a backward with ``create_graph=True``), it calls the tensor op, so the rule's own work is
+recorded and higher derivatives follow. Arguments use the tensor ops' order: ``sum(x, dim,
+keepdim)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .tensor import Tensor
+
+
+def _either(name: str, array_fn: Callable) -> Callable:
+    def fn(*args, **kwargs):
+        for arg in args:
+            if isinstance(arg, Tensor):
+                return getattr(F, name)(*args, **kwargs)
+        return array_fn(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}`` on arrays (NumPy) or Tensors (recorded in the graph)."
+    return fn
+
+
+def _sigmoid(x):
+    # exp(-log(1 + exp(-x))): exact in both tails, never overflows.
+    return np.exp(-np.logaddexp(0, -x))
+
+
+def _sum(x, dim=None, keepdim=False):
+    return np.sum(x, axis=dim, keepdims=keepdim)
+
+
+def _mean(x, dim=None, keepdim=False):
+    return np.mean(x, axis=dim, keepdims=keepdim)
+
+
+def _expand(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+def _unsqueeze(x, dim):
+    return np.expand_dims(x, dim)
+
+
+def _transpose(x, dim0, dim1):
+    return np.swapaxes(x, dim0, dim1)
+
+
+def _permute(x, dims):
+    return np.transpose(x, dims)
+
+
+exp = _either("exp", np.exp)
+log = _either("log", np.log)
+sqrt = _either("sqrt", np.sqrt)
+sin = _either("sin", np.sin)
+cos = _either("cos", np.cos)
+tanh = _either("tanh", np.tanh)
+sigmoid = _either("sigmoid", _sigmoid)
+sign = _either("sign", np.sign)
+abs = _either("abs", np.abs)
+where = _either("where", np.where)
+maximum = _either("maximum", np.maximum)
+minimum = _either("minimum", np.minimum)
+reshape = _either("reshape", np.reshape)
+expand = _either("expand", _expand)
+unsqueeze = _either("unsqueeze", _unsqueeze)
+transpose = _either("transpose", _transpose)
+permute = _either("permute", _permute)
+sum = _either("sum", _sum)
+mean = _either("mean", _mean)
+zeros_like = _either("zeros_like_op", np.zeros_like)
+
+
+from . import ops as F  # noqa: E402
