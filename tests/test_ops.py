@@ -178,3 +178,42 @@ def test_non_contiguous_inputs_give_the_same_result(name, data):
     for first, second in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
         if first is not None:
             np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _differentiable(n)])
+@given(data=st.data())
+def test_second_derivative_matches_finite_differences(name, data):
+    case = CASES[name]
+    inputs = _make_inputs(case, _draw_arrays(data, case))
+    tol = dict(FD_TOL) if case.fd_atol is None else {"atol": case.fd_atol, "rtol": 1e-3}
+    report = chainrule.gradgradcheck(lambda *xs: _run(case, chainrule, xs), inputs, **tol)
+    assert report, str(report)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _differentiable(n)])
+@given(data=st.data())
+def test_forward_mode_agrees_with_reverse_mode(name, data):
+    # <u, J v> from one jvp must equal <J^T u, v> from one vjp.
+    case = CASES[name]
+    arrays = _draw_arrays(data, case)
+    wanted = _grad_inputs(case, len(arrays))
+    rng = np.random.default_rng(0)
+    tangents = [rng.standard_normal(a.shape) * (i in wanted) for i, a in enumerate(arrays)]
+    primals = [chainrule.from_numpy(a) for a in arrays]
+    out, tangent_out = chainrule.func.jvp(
+        lambda *xs: _run(case, chainrule, xs), primals, [Tensor(t) for t in tangents]
+    )
+    outs, tangents_out = _outputs(out), _outputs(tangent_out)
+    cotangents = [rng.standard_normal(o.shape) for o in outs]
+    forward = sum(float(np.sum(u * t.data)) for u, t in zip(cotangents, tangents_out))
+    inputs = _make_inputs(case, arrays)
+    outs = _outputs(_run(case, chainrule, inputs))
+    pairs = [(o, u) for o, u in zip(outs, cotangents) if o.requires_grad]
+    grads = chainrule.autograd.grad(
+        [o for o, _ in pairs], [inputs[i] for i in wanted],
+        grad_outputs=[Tensor(u) for _, u in pairs], allow_unused=True,
+    )  # fmt: skip
+    reverse = sum(
+        float(np.sum(g.data * tangents[i])) for i, g in zip(wanted, grads) if g is not None
+    )
+    assert forward == pytest.approx(reverse, rel=max(case.rtol, 1e-9), abs=max(case.atol, 1e-9))

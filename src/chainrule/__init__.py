@@ -4,12 +4,14 @@
 reverse mode on NumPy arrays; `gradcheck` compares either with finite differences.
 """
 
-from . import autograd, ops
+from . import autograd, func, ops
+from .checkpoint import checkpoint, checkpoint_sequential
+from .counting import count_ops
 from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .dual import Dual, derivative, forward_gradient
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
 from .function import LINEAR, Function, Op, elementwise
-from .gradcheck import Report, gradcheck
+from .gradcheck import Report, gradcheck, gradgradcheck
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .scalar_nn import MLP, Layer, Neuron
 from .tensor import (
@@ -47,7 +49,8 @@ __version__ = "0.1.0"
 __all__ = [
     "LINEAR", "MLP", "ChainruleError", "DTypeError", "DomainError", "Dual", "Function",
     "GraphError", "Layer", "Neuron", "Op", "Report", "ShapeError", "Tensor", "Value", "arange",
-    "autograd", "bool_", "default_generator", "derivative", "detect_anomaly", "elementwise",
+    "autograd", "bool_", "checkpoint", "checkpoint_sequential", "count_ops", "func",
+    "gradgradcheck", "default_generator", "derivative", "detect_anomaly", "elementwise",
     "enable_grad", "eye", "float16", "float32", "float64", "forward_gradient", "from_numpy",
     "full", "full_like", "gradcheck", "int16", "int32", "int64", "int8", "is_grad_enabled",
     "linspace", "manual_seed", "no_grad", "ones", "ones_like", "ops", "rand", "randint", "randn",

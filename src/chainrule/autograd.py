@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import counting
 from .errors import GraphError, ShapeError, fmt_shape
 
 #: What NumPy arithmetic returns: arrays, or scalars for 0-d results.
@@ -285,6 +286,8 @@ def run_backward(
                         captured[j] = _add(captured[j], g)
             node.check_versions()
             in_grads = node._backward(out_grads, create_graph)
+            if counting.active is not None:
+                _count_backward(node, in_grads)
             if state.anomaly:
                 _check_finite(node, in_grads)
             if not retain_graph:
@@ -349,6 +352,17 @@ def sum_to_shape(g, shape: tuple, op: str = "sum_to_shape"):
             f"{fmt_shape(shape)}"
         )
     return g
+
+
+def _count_backward(node: Node, in_grads: list) -> None:
+    edges = sum(1 for edge, g in zip(node.edges, in_grads) if edge is not None and g is not None)
+    op = getattr(node, "op", None)
+    flops_of = counting.FLOPS.get(op.name) if op is not None else None
+    flops = 0
+    if flops_of is not None and node.saved:
+        shapes = [np.shape(node.saved.get(name, ())) for name in op.inputs]
+        flops = flops_of(*shapes) * edges  # one product of the same size per input
+    counting.active.record_backward(node.name, edges, flops)
 
 
 def _check_finite(node: Node, in_grads: list) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import counting
 from .autograd import Node, state
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .tensor import Tensor
@@ -69,10 +70,26 @@ class Op:
         self.view = view
         self.check = check
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
-        asked = {name for rule in self.vjp or () if rule for name in rule.names}
-        self.saved_inputs = tuple(i for i, n in enumerate(self.inputs) if n in asked)
-        self.saved_shapes = tuple(i for i, n in enumerate(self.inputs) if f"{n}_shape" in asked)
-        self.saves_out = "out" in asked
+        self._saving: dict[tuple[bool, ...], tuple] = {}
+
+    def saving(self, needs_grad: tuple[bool, ...]) -> tuple:
+        """What a node saves when the inputs flagged in ``needs_grad`` get gradients:
+        (indices of saved inputs, indices of saved input shapes, whether ``out`` is saved).
+        Only the VJPs that will run count, so ``x * 3`` saves 3 but not x."""
+        plan = self._saving.get(needs_grad)
+        if plan is None:
+            asked = {
+                name
+                for rule, wanted in zip(self.vjp, needs_grad)
+                if rule and wanted
+                for name in rule.names
+            }
+            plan = self._saving[needs_grad] = (
+                tuple(i for i, n in enumerate(self.inputs) if n in asked),
+                tuple(i for i, n in enumerate(self.inputs) if f"{n}_shape" in asked),
+                "out" in asked,
+            )
+        return plan
 
     def __call__(self, *args, **params) -> Tensor:
         return apply_op(self, args, params)
@@ -172,11 +189,14 @@ def apply_op(op: Op, args: Sequence, params: dict) -> Tensor:
     result = Tensor._make(out)
     if op.view:
         result._version_counter = args[0]._version_counter
-    if needs_grad and op.vjp is not None and state.grad_enabled:
+    if needs_grad and op.vjp is not None and state.grad_enabled and out.dtype.kind in "fc":
         result.requires_grad = True
         result.grad_fn = OpNode(op, args, arrays, params, out)
     if state.forward_ad and op.vjp is not None:
         _propagate_tangent(op, args, arrays, params, result)
+    if counting.active is not None:
+        flops = counting.FLOPS.get(op.name)
+        counting.active.record_forward(op.name, flops(*map(np.shape, arrays)) if flops else 0)
     return result
 
 
@@ -203,28 +223,30 @@ def _edge(tensor: Tensor):
 class OpNode(Node):
     """The graph node an Op row leaves behind: its edges and exactly what its rules asked for."""
 
-    __slots__ = ("op", "saved")
+    __slots__ = ("op", "saved", "saved_inputs", "saves_out")
 
     def __init__(self, op: Op, args: Sequence, arrays: Sequence, params: dict, out) -> None:
-        edges = []
-        versions = []
-        for arg in args:
-            is_tensor = isinstance(arg, Tensor)
-            edges.append(_edge(arg) if is_tensor and arg.requires_grad else None)
+        edges = tuple(
+            _edge(arg) if isinstance(arg, Tensor) and arg.requires_grad else None for arg in args
+        )
+        saved_inputs, saved_shapes, saves_out = op.saving(tuple(e is not None for e in edges))
         saved = dict(params) if params else {}
+        versions = []
         names = op.inputs
-        for i in op.saved_inputs:
+        for i in saved_inputs:
             saved[names[i]] = arrays[i]
             arg = args[i]
             if isinstance(arg, Tensor):
                 versions.append((arg._version_counter, arg._version_counter.value))
-        for i in op.saved_shapes:
+        for i in saved_shapes:
             saved[names[i] + "_shape"] = np.shape(arrays[i])
-        if op.saves_out:
+        if saves_out:
             saved["out"] = out
-        super().__init__(tuple(edges), ((out.shape, out.dtype),), tuple(versions))
+        super().__init__(edges, ((out.shape, out.dtype),), tuple(versions))
         self.op = op
         self.saved = saved
+        self.saved_inputs = saved_inputs
+        self.saves_out = saves_out
 
     @property
     def name(self) -> str:
@@ -249,18 +271,18 @@ class OpNode(Node):
     def _as_tensors(self) -> dict:
         """The saved values as Tensors connected to the graph, so rules record ops."""
         env = dict(self.saved)
-        for i in self.op.saved_inputs:
+        for i in self.saved_inputs:
             name, edge = self.op.inputs[i], self.edges[i]
             if isinstance(edge, Tensor):
                 env[name] = edge
             elif edge is not None:
                 env[name] = Tensor._make(env[name], grad_fn=edge[0], output_nr=edge[1])
-        if self.op.saves_out:
+        if self.saves_out:
             env["out"] = Tensor._make(env["out"], grad_fn=self, output_nr=0)
         return env
 
     def release(self) -> None:
-        if self.saved and (self.op.saved_inputs or self.op.saves_out):
+        if self.saved_inputs or self.saves_out:
             self.saved = None
 
 

@@ -207,9 +207,14 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        data = self.data
+        # PyTorch's style: "1." when every value is a whole number, else four fixed decimals.
+        finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
+        whole = data.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
         body = np.array2string(
-            self.data, separator=", ", prefix="tensor(", precision=4, suppress_small=False
-        )
+            data, separator=", ", prefix="tensor(", precision=4,
+            floatmode="maxprec" if whole else "fixed", suppress_small=False,
+        )  # fmt: skip
         extras = []
         if self.dtype not in (float32, int64, bool_):
             extras.append(f"dtype={self.dtype.name}")
@@ -451,6 +456,8 @@ class Tensor:
                 f"{fmt_dtype(self.dtype)} tensor in place"
             ) from None
         self._version_counter.bump(name)
+        if state.forward_ad:
+            self._tangent = result._tangent
         if recording and result.grad_fn is not None:
             self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
             self.requires_grad = True

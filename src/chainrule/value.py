@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 
+from . import counting
 from .rules import ARITHMETIC_ERRORS, Rule, ScalarOps
 
 
@@ -74,6 +75,8 @@ class Value(ScalarOps):
         out._op = rule.symbol
         out._rule = rule
         out._args = args if len(args) == 2 else (args[0], None)
+        if counting.active is not None:
+            counting.active.record_forward(rule.name)
         return out
 
     @staticmethod
@@ -97,6 +100,7 @@ class Value(ScalarOps):
             if node._rule is not None:
                 node.grad = 0.0
         self.grad += 1.0
+        counter = counting.active
         for node in reversed(order):
             rule = node._rule
             if rule is None:
@@ -109,6 +113,8 @@ class Value(ScalarOps):
             except ARITHMETIC_ERRORS:
                 labels = tuple(p.label for p in node._prev)
                 raise rule.undefined(node._args, labels, "derivative undefined") from None
+            if counter is not None:
+                counter.record_backward(rule.name, len(node._prev))
 
     def zero_grad(self) -> None:
         """Set ``grad`` to 0.0 on this Value and every Value it was computed from."""

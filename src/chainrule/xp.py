@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .special import erf as _erf
 from .tensor import Tensor
 
 
@@ -76,6 +77,9 @@ permute = _either("permute", _permute)
 sum = _either("sum", _sum)
 mean = _either("mean", _mean)
 zeros_like = _either("zeros_like_op", np.zeros_like)
+cast = _either("cast", lambda x, dtype: x.astype(dtype))
+einsum = _either("einsum", lambda *args: np.einsum(*args, optimize=True))
+erf = _either("erf", _erf)
 
 
 from . import ops as F  # noqa: E402

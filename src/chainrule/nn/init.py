@@ -1,0 +1,209 @@
+"""Weight initialisers with PyTorch's names and formulas; each fills a tensor in place.
+
+Randomness comes from `chainrule.default_generator()` (or the ``generator`` argument), so
+`chainrule.manual_seed` makes initialisation reproducible. The numbers differ from PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..autograd import no_grad
+from ..errors import DomainError, DTypeError, fmt_shape
+from ..tensor import Tensor, default_generator
+
+_LINEAR_FNS = (
+    "linear", "conv1d", "conv2d", "conv3d",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+)  # fmt: skip
+
+
+def _check(tensor, op: str) -> Tensor:
+    if not isinstance(tensor, Tensor):
+        raise DTypeError(f"{op}: expected a Tensor, got {type(tensor).__name__}")
+    return tensor
+
+
+def _fill(tensor: Tensor, values) -> Tensor:
+    """Write ``values`` into ``tensor`` in place, outside the graph (as PyTorch's init does)."""
+    with no_grad():
+        tensor.copy_(np.asarray(values))
+    return tensor
+
+
+def _rng(generator: np.random.Generator | None) -> np.random.Generator:
+    return default_generator() if generator is None else generator
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended scale of weights feeding ``nonlinearity`` (PyTorch's table).
+
+    >>> round(calculate_gain("relu"), 4), calculate_gain("tanh")
+    (1.4142, 1.6666666666666667)
+    """
+    if nonlinearity in _LINEAR_FNS or nonlinearity == "sigmoid":
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
+            slope = float(param)
+        else:
+            raise DomainError(f"calculate_gain: negative_slope {param!r} is not a number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise DomainError(
+        f"calculate_gain: unsupported nonlinearity {nonlinearity!r}; choose one of "
+        f"{[*_LINEAR_FNS, 'sigmoid', 'tanh', 'relu', 'leaky_relu', 'selu']}"
+    )
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight of shape (out, in, *kernel): in and out times kernel size.
+
+    >>> import chainrule
+    >>> _calculate_fan_in_and_fan_out(chainrule.zeros(16, 3, 5, 5))
+    (75, 400)
+    """
+    if tensor.ndim < 2:
+        raise DomainError(
+            f"init: fan in and fan out need a tensor of at least 2 dimensions, got shape "
+            f"{fmt_shape(tensor.shape)}"
+        )
+    receptive_field = int(np.prod(tensor.shape[2:], dtype=np.int64))
+    return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise DomainError(f"init: mode {mode!r} is not supported; use 'fan_in' or 'fan_out'")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: np.random.Generator | None = None
+) -> Tensor:
+    """Fill with samples from U(a, b), in place; returns the tensor.
+
+    >>> import chainrule
+    >>> w = uniform_(chainrule.zeros(1000), -2.0, 2.0)
+    >>> bool(w.data.min() >= -2.0 and w.data.max() < 2.0)
+    True
+    """
+    _check(tensor)
+    if a > b:
+        raise DomainError(f"uniform_: the lower bound {a} is above the upper bound {b}")
+    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
+
+
+def normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    generator: np.random.Generator | None = None,
+) -> Tensor:
+    """Fill with samples from N(mean, std²), in place; returns the tensor."""
+    _check(tensor)
+    if std < 0:
+        raise DomainError(f"normal_: std must be non-negative, got {std}")
+    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val``, in place; returns the tensor.
+
+    >>> import chainrule
+    >>> constant_(chainrule.zeros(2), 0.5)
+    tensor([0.5000, 0.5000])
+    """
+    _check(tensor, "constant_")
+    return _fill(tensor, val)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with 0, in place; returns the tensor."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with 1, in place; returns the tensor."""
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(
+    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+) -> Tensor:
+    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)); in place.
+
+    >>> import chainrule
+    >>> w = xavier_uniform_(chainrule.zeros(30, 20))
+    >>> bool(abs(w.data).max() <= (6 / 50) ** 0.5)
+    True
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_uniform_"))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(
+    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+) -> Tensor:
+    """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out)); in place."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float | None:
+    if 0 in tensor.shape:
+        return None  # nothing to fill (PyTorch warns and returns)
+    fan = _calculate_correct_fan(tensor, mode)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: np.random.Generator | None = None,
+) -> Tensor:
+    """He uniform: U(-b, b) with b = gain * sqrt(3 / fan); in place.
+
+    ``a`` is the negative slope of the leaky ReLU that follows; ``mode`` picks the fan.
+
+    >>> import chainrule
+    >>> w = kaiming_uniform_(chainrule.zeros(64, 27), nonlinearity="relu")
+    >>> bool(abs(w.data).max() <= (6 / 27) ** 0.5)
+    True
+    """
+    std = _kaiming_std(_check(tensor, "kaiming_uniform_"), a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: np.random.Generator | None = None,
+) -> Tensor:
+    """He normal: N(0, std²) with std = gain / sqrt(fan); in place."""
+    std = _kaiming_std(_check(tensor, "kaiming_normal_"), a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    return normal_(tensor, 0.0, std, generator)

@@ -1,0 +1,728 @@
+"""`Module`, the base of every layer, and `Parameter`; the containers Sequential, ModuleList and
+ModuleDict; Identity and Flatten. Layers with weights live in `chainrule.nn.layers`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..autograd import no_grad
+from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
+from ..tensor import Tensor
+
+
+class StateDictError(ChainruleError, RuntimeError):
+    """A state dict does not fit the module: missing or unexpected keys, or shape mismatches."""
+
+
+class Parameter(Tensor):
+    """A Tensor that a `Module` registers as a trainable weight when assigned as an attribute.
+
+    Requires grad by default. Made from a Tensor it shares that tensor's memory, as in PyTorch.
+
+    >>> import chainrule
+    >>> Parameter(chainrule.zeros(2))
+    Parameter containing:
+    tensor([0., 0.], requires_grad=True)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad: bool = True) -> None:
+        if data is None:
+            data = np.empty((0,), np.float32)
+        super().__init__(data, requires_grad=requires_grad)
+        if isinstance(data, Tensor):
+            self.data = data.data
+            self._version_counter = data._version_counter
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class IncompatibleKeys(NamedTuple):
+    """What `Module.load_state_dict` returns: the keys it did not find and did not use."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+
+def _add_indent(text: str, spaces: int) -> str:
+    """Indent every line but the first (for nested reprs)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line for line in rest])
+
+
+class Module:
+    """Base class of networks: parameters, buffers and submodules registered by assignment.
+
+    Subclasses call ``super().__init__()`` first, assign `Parameter`s, Modules and (through
+    `register_buffer`) tensors, and define ``forward``; calling the module calls ``forward``.
+
+    >>> import chainrule
+    >>> class Scale(Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.weight = Parameter(chainrule.ones(3))
+    ...     def forward(self, x):
+    ...         return x * self.weight
+    >>> model = Scale()
+    >>> [name for name, _ in model.named_parameters()]
+    ['weight']
+    >>> model(chainrule.tensor([1.0, 2.0, 3.0]))
+    tensor([1., 2., 3.], grad_fn=<Mul>)
+    """
+
+    training: bool
+
+    def __init__(self) -> None:
+        # object.__setattr__: our own __setattr__ needs these dicts to exist already.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", {})
+
+    def forward(self, *args, **kwargs):
+        """The computation of this module; every subclass defines it."""
+        raise NotImplementedError(
+            f"{type(self).__name__}: forward is not defined; define forward(self, ...) in "
+            "the subclass (calling the module calls forward)"
+        )
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # Registration.
+
+    def _registry(self, kind: str) -> dict:
+        try:
+            return self.__dict__[kind]
+        except KeyError:
+            raise AttributeError(
+                f"{type(self).__name__}: cannot register before Module.__init__() has run; "
+                f"call super().__init__() first in {type(self).__name__}.__init__"
+            ) from None
+
+    def _check_name(self, name: str, kind: str, registry: str) -> None:
+        if not isinstance(name, str):
+            raise DTypeError(f"{kind}: the name must be a str, got {type(name).__name__}")
+        if not name or "." in name:
+            raise DomainError(f"{kind}: invalid name {name!r}; names are non-empty, without '.'")
+        if hasattr(self, name) and name not in self._registry(registry):
+            raise DomainError(f"{kind}: {type(self).__name__} already has an attribute {name!r}")
+
+    def _forget(self, name: str) -> None:
+        """Remove ``name`` from every registry and plain attribute (before re-registering)."""
+        for kind in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[kind].pop(name, None)
+        self.__dict__["_non_persistent_buffers"].discard(name)
+        self.__dict__.pop(name, None)
+
+    @staticmethod
+    def _check_parameter(name: str, param: Any) -> None:
+        if param is not None and not isinstance(param, Parameter):
+            raise DTypeError(
+                f"register_parameter: {name!r} must be a Parameter or None, got "
+                f"{type(param).__name__}; wrap a tensor as nn.Parameter(tensor)"
+            )
+        if param is not None and param.grad_fn is not None:
+            raise DomainError(
+                f"register_parameter: {name!r} is not a leaf (it has a grad_fn); parameters "
+                "must be leaves: use Parameter(tensor.detach())"
+            )
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a Parameter, or None for an absent one) under ``name``."""
+        self._check_name(name, "register_parameter", "_parameters")
+        self._check_parameter(name, param)
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register a tensor that is state but not a parameter (running means, masks...).
+
+        Persistent buffers appear in `state_dict`; all of them in `buffers()`.
+        """
+        self._check_name(name, "register_buffer", "_buffers")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise DTypeError(
+                f"register_buffer: {name!r} must be a Tensor or None, got {type(tensor).__name__}"
+            )
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as a submodule under ``name``."""
+        self._check_name(name, "add_module", "_modules")
+        if module is not None and not isinstance(module, Module):
+            raise DTypeError(
+                f"add_module: {name!r} must be a Module or None, got {type(module).__name__}"
+            )
+        self._forget(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A Parameter or Module replaces whatever had this name before, as in PyTorch.
+        if isinstance(value, Parameter):
+            self._registry("_parameters")
+            self._check_parameter(name, value)
+            self._forget(name)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._registry("_modules")
+            self._forget(name)
+            self._modules[name] = value
+        elif name in self.__dict__.get("_parameters", ()):
+            if value is not None:
+                raise DTypeError(
+                    f"{type(self).__name__}: cannot assign a {type(value).__name__} to "
+                    f"parameter {name!r}; assign a Parameter or None"
+                )
+            self._parameters[name] = None
+        elif name in self.__dict__.get("_modules", ()):
+            if value is not None:
+                raise DTypeError(
+                    f"{type(self).__name__}: cannot assign a {type(value).__name__} to "
+                    f"submodule {name!r}; assign a Module or None"
+                )
+            self._modules[name] = None
+        elif name in self.__dict__.get("_buffers", ()):
+            if value is not None and not isinstance(value, Tensor):
+                raise DTypeError(
+                    f"{type(self).__name__}: cannot assign a {type(value).__name__} to "
+                    f"buffer {name!r}; assign a Tensor or None"
+                )
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails: look in the registries.
+        for kind in ("_parameters", "_buffers", "_modules"):
+            registry = self.__dict__.get(kind)
+            if registry is not None and name in registry:
+                return registry[name]
+        hint = ""
+        if "_parameters" not in self.__dict__:
+            hint = f"; did {type(self).__name__}.__init__ call super().__init__()?"
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'{hint}")
+
+    def __delattr__(self, name: str) -> None:
+        for kind in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(kind, ()):
+                del self.__dict__[kind][name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        names = set(super().__dir__())
+        for kind in ("_parameters", "_buffers", "_modules"):
+            names.update(self.__dict__.get(kind, ()))
+        return sorted(names)
+
+    # Traversal.
+
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """(name, module) for this module and every submodule, depth first ('' for self)."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                child_prefix = f"{prefix}.{name}" if prefix else name
+                yield from module.named_modules(memo, child_prefix, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every submodule, each once."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, module) for the direct submodules, each once."""
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        """The direct submodules, each once."""
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, kind: str, prefix: str, recurse: bool) -> Iterator[tuple[str, Any]]:
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        seen = set()
+        for module_prefix, module in modules:
+            for name, value in module.__dict__[kind].items():
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs; a parameter shared by two layers comes once.
+
+        >>> layer = Sequential(Identity())
+        >>> list(layer.named_parameters())
+        []
+        """
+        return self._named_members("_parameters", prefix, recurse)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter of this module (and of its submodules if ``recurse``), each once."""
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) pairs, each buffer once."""
+        return self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer of this module (and of its submodules if ``recurse``), each once."""
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    # Modes and bulk changes.
+
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (dropout active, batch norm updating) here and below; returns self."""
+        if not isinstance(mode, bool):
+            raise DTypeError(f"train: mode must be a bool, got {type(mode).__name__}")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Set evaluation mode here and below (``train(False)``); returns self."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter (freeze with False); returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's gradient: to None (default) or to zeros."""
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                with no_grad():
+                    param.grad = param.grad.detach().zero_()
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every submodule, then on self (e.g. to initialise weights); returns self.
+
+        >>> seen = []
+        >>> _ = Sequential(Identity(), Identity()).apply(lambda m: seen.append(type(m).__name__))
+        >>> seen
+        ['Identity', 'Identity', 'Sequential']
+        """
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, dtype) -> Module:
+        """Convert every floating-point parameter and buffer (and gradient) to ``dtype``, in place.
+
+        The Parameter objects stay the same, so optimizers built before still hold them.
+        """
+        dtype = np.dtype(dtype)
+        for tensor in [*self.parameters(), *self.buffers()]:
+            if tensor.data.dtype.kind == "f":
+                tensor.data = tensor.data.astype(dtype)
+                if tensor.grad is not None:
+                    tensor.grad = Tensor._make(tensor.grad.data.astype(dtype))
+        return self
+
+    def float(self) -> Module:
+        """Convert floating-point parameters and buffers to float32, in place."""
+        return self.to(np.float32)
+
+    def double(self) -> Module:
+        """Convert floating-point parameters and buffers to float64, in place."""
+        return self.to(np.float64)
+
+    # State dicts.
+
+    def _state_items(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        """Parameters then persistent buffers of each module, depth first, as PyTorch orders
+        them; tied weights appear under every name."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                yield prefix + name, param
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers:
+                yield prefix + name, buffer
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module._state_items(f"{prefix}{name}.")
+
+    def state_dict(self, prefix: str = "", keep_vars: bool = False) -> OrderedDict[str, Tensor]:
+        """An ordered dict from dotted names to parameters and persistent buffers.
+
+        The tensors are detached but share memory with the module (as in PyTorch): copy them
+        (or save them with `chainrule.save`) to keep a snapshot.
+
+        >>> import chainrule
+        >>> model = Sequential(Flatten())
+        >>> model.register_buffer("scale", chainrule.ones(1))
+        >>> list(model.state_dict())
+        ['scale']
+        """
+        return OrderedDict(
+            (name, tensor if keep_vars else tensor.detach())
+            for name, tensor in self._state_items(prefix)
+        )
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True
+    ) -> IncompatibleKeys:
+        """Copy values from ``state_dict`` into this module's parameters and buffers.
+
+        Every key and shape is checked before anything is copied, so on an error the module
+        keeps its old values. Missing or unexpected keys are errors when ``strict``; shape
+        mismatches always are. Returns ``(missing_keys, unexpected_keys)``.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise DTypeError(
+                f"load_state_dict: expected a mapping from names to tensors, got "
+                f"{type(state_dict).__name__}"
+            )
+        own = dict(self._state_items())
+        missing = [key for key in own if key not in state_dict]
+        unexpected = [key for key in state_dict if key not in own]
+        problems = []
+        if strict and missing:
+            problems.append("Missing key(s) in state_dict: " + ", ".join(map(repr, missing)))
+        if strict and unexpected:
+            problems.append("Unexpected key(s) in state_dict: " + ", ".join(map(repr, unexpected)))
+        arrays = {}
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if isinstance(value, Tensor):
+                array = value.data
+            elif isinstance(value, (np.ndarray, np.generic)):
+                array = np.asarray(value)
+            else:
+                problems.append(f"{key!r} is a {type(value).__name__}, not a Tensor or array")
+                continue
+            if array.shape != target.shape:
+                problems.append(
+                    f"size mismatch for {key!r}: the checkpoint has shape "
+                    f"{fmt_shape(array.shape)}, the current model {fmt_shape(target.shape)}"
+                )
+                continue
+            if array.dtype.kind not in "biuf":
+                problems.append(f"{key!r} has {array.dtype} data, which is not numeric")
+                continue
+            arrays[key] = array
+        if problems:
+            raise StateDictError(
+                f"load_state_dict: error(s) loading a state dict into {type(self).__name__} "
+                "(nothing was changed):\n    " + "\n    ".join(problems)
+            )
+        with no_grad():
+            for key, array in arrays.items():
+                own[key].copy_(array)
+        return IncompatibleKeys(missing, unexpected)
+
+    # Printing.
+
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in its repr (subclasses override)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra_lines = self.extra_repr().split("\n") if self.extra_repr() else []
+        child_lines = [
+            f"({name}): {_add_indent(repr(module), 2)}" for name, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{type(self).__name__}({body})"
+
+
+def _index(index: int, length: int, container: str) -> int:
+    """A non-negative index into a container of ``length`` items, or an IndexError."""
+    if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+        raise DTypeError(f"{container}: indices must be ints or slices, not {type(index).__name__}")
+    if not -length <= index < length:
+        raise IndexError(f"{container}: index {index} is out of range for {length} modules")
+    return int(index) % length
+
+
+class Sequential(Module):
+    """Modules applied one after another: ``Sequential(a, b)(x) == b(a(x))``.
+
+    Built from modules (named "0", "1", ...) or from an OrderedDict of names to modules.
+    Indexing gives a module, slicing a Sequential.
+
+    >>> model = Sequential(Identity(), Flatten())
+    >>> model
+    Sequential(
+      (0): Identity()
+      (1): Flatten(start_dim=1, end_dim=-1)
+    )
+    >>> len(model), type(model[1:]).__name__
+    (2, 'Sequential')
+    """
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(modules):
+                self.add_module(str(i), module)
+
+    def forward(self, x):
+        for module in self:
+            x = module(x)
+        return x
+
+    def __getitem__(self, index: int | slice) -> Module:
+        items = list(self._modules.items())
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(items[index]))
+        return items[_index(index, len(items), "Sequential")][1]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        keys = list(self._modules)
+        self.add_module(keys[_index(index, len(keys), "Sequential")], module)
+
+    def __delitem__(self, index: int | slice) -> None:
+        keys = list(self._modules)
+        doomed = keys[index] if isinstance(index, slice) else [keys[_index(index, len(keys), "")]]
+        for key in doomed:
+            del self._modules[key]
+        # Renumber so that names stay "0", "1", ... as PyTorch does after a deletion.
+        if all(key.isdigit() for key in self._modules):
+            modules = list(self._modules.values())
+            self._modules.clear()
+            for i, module in enumerate(modules):
+                self._modules[str(i)] = module
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> Sequential:
+        """Add each of ``modules`` at the end; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the parent registers (it has no forward).
+
+    >>> import chainrule
+    >>> blocks = ModuleList([Identity() for _ in range(3)])
+    >>> len(blocks), type(blocks[-1]).__name__
+    (3, 'Identity')
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, index: int | slice) -> Module | ModuleList:
+        values = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(values[index])
+        return values[_index(index, len(values), "ModuleList")]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        self.add_module(str(_index(index, len(self), "ModuleList")), module)
+
+    def __delitem__(self, index: int | slice) -> None:
+        values = list(self._modules.values())
+        if isinstance(index, slice):
+            del values[index]
+        else:
+            del values[_index(index, len(values), "ModuleList")]
+        self._modules.clear()
+        for i, module in enumerate(values):
+            self._modules[str(i)] = module
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def append(self, module: Module) -> ModuleList:
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Add each of ``modules`` at the end; returns self."""
+        if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)):
+            raise DTypeError(
+                "ModuleList.extend: expected an iterable of modules, got a single "
+                f"{type(modules).__name__}; use append"
+            )
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Insert ``module`` before position ``index``."""
+        values = list(self._modules.values())
+        values.insert(index, module)
+        self._modules.clear()
+        for i, value in enumerate(values):
+            self.add_module(str(i), value)
+
+
+class ModuleDict(Module):
+    """A dict of modules whose parameters the parent registers (it has no forward).
+
+    >>> heads = ModuleDict({"a": Identity(), "b": Flatten()})
+    >>> list(heads), "a" in heads
+    (['a', 'b'], True)
+    """
+
+    def __init__(self, modules: Mapping[str, Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        try:
+            return self._modules[key]
+        except KeyError:
+            raise KeyError(
+                f"ModuleDict: no module named {key!r}; it has {list(self._modules)}"
+            ) from None
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # noqa: B018  (raises the KeyError that names the keys)
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._modules
+
+    def keys(self) -> Iterable[str]:
+        """The names, in insertion order."""
+        return self._modules.keys()
+
+    def values(self) -> Iterable[Module]:
+        """The modules, in insertion order."""
+        return self._modules.values()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        """(name, module) pairs, in insertion order."""
+        return self._modules.items()
+
+    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
+        """Add or replace modules from a mapping or from (name, module) pairs."""
+        pairs = modules.items() if isinstance(modules, Mapping) else modules
+        for key, module in pairs:
+            self[key] = module
+
+    def pop(self, key: str) -> Module:
+        """Remove the module named ``key`` and return it."""
+        module = self[key]
+        del self._modules[key]
+        return module
+
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder layer).
+
+    >>> import chainrule
+    >>> Identity()(chainrule.tensor([1.0]))
+    tensor([1.])
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+
+class Flatten(Module):
+    """Merges dimensions ``start_dim``..``end_dim`` into one (by default all but the batch).
+
+    >>> import chainrule
+    >>> Flatten()(chainrule.zeros(2, 3, 4)).shape
+    (2, 12)
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        ndim = max(len(shape), 1)
+        start, end = self.start_dim % ndim, self.end_dim % ndim
+        if start > end:
+            raise DomainError(
+                f"Flatten: start_dim {self.start_dim} comes after end_dim {self.end_dim} for "
+                f"an input of shape {fmt_shape(shape)}"
+            )
+        merged = int(np.prod(shape[start : end + 1], dtype=np.int64))
+        return x.reshape(*shape[:start], merged, *shape[end + 1 :])
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -1,0 +1,122 @@
+"""The Tensor API: construction, dtypes, factories, conversions, repr and errors."""
+
+import numpy as np
+import pytest
+
+import chainrule
+from chainrule import DTypeError, GraphError, ShapeError, Tensor
+
+
+def test_python_floats_become_float32_and_numpy_float64_stays():
+    assert Tensor([1.0, 2.0]).dtype == np.float32
+    assert Tensor(1.5).dtype == np.float32
+    assert Tensor(np.array([1.0])).dtype == np.float64
+    assert Tensor([1, 2]).dtype == np.int64
+    assert Tensor([True, False]).dtype == np.bool_
+    assert Tensor([1.0], dtype=chainrule.float64).dtype == np.float64
+    assert Tensor([1, 2], dtype="float32").dtype == np.float32
+
+
+def test_constructor_copies_and_from_numpy_shares():
+    array = np.zeros(3)
+    copied, shared = Tensor(array), chainrule.from_numpy(array)
+    array[0] = 7.0
+    assert copied.data[0] == 0.0 and shared.data[0] == 7.0
+
+
+def test_float32_arithmetic_with_python_scalars_stays_float32():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    y = (2.5 * x - 1) / 3 + x**2
+    assert y.dtype == np.float32
+    y.sum().backward()
+    assert x.grad.dtype == np.float32
+
+
+def test_factories():
+    chainrule.manual_seed(0)
+    a = chainrule.randn(2, 3)
+    chainrule.manual_seed(0)
+    assert np.array_equal(a.data, chainrule.randn((2, 3)).data)
+    assert chainrule.zeros(2, 3).shape == (2, 3) and chainrule.zeros(2).dtype == np.float32
+    assert chainrule.ones((2,), dtype=chainrule.float64).dtype == np.float64
+    assert chainrule.full((2, 2), 7.0).tolist() == [[7.0, 7.0], [7.0, 7.0]]
+    assert chainrule.arange(4).tolist() == [0, 1, 2, 3] and chainrule.arange(4).dtype == np.int64
+    assert chainrule.arange(0.0, 1.0, 0.25).dtype == np.float32
+    assert chainrule.linspace(0, 1, 5).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert chainrule.eye(3).data.trace() == 3.0
+    r = chainrule.rand(100)
+    assert 0 <= r.data.min() and r.data.max() < 1
+    i = chainrule.randint(0, 5, (50,))
+    assert i.dtype == np.int64 and set(i.tolist()) <= set(range(5))
+    z = chainrule.zeros_like(a)
+    assert z.shape == a.shape and z.dtype == a.dtype
+    assert chainrule.ones(2, requires_grad=True).requires_grad
+
+
+def test_conversions_and_introspection():
+    t = Tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert t.shape == (2, 2) and t.ndim == 2 and t.size() == (2, 2) and t.size(1) == 2
+    assert t.numel() == 4 and t.dim() == 2 and len(t) == 2
+    assert t.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert t.double().dtype == np.float64 and t.long().dtype == np.int64
+    assert np.asarray(t).shape == (2, 2)
+    assert [row.tolist() for row in t] == [[1.0, 2.0], [3.0, 4.0]]
+    assert Tensor([3.0]).item() == 3.0 and float(Tensor(2.0)) == 2.0
+    assert t.device == "cpu"
+
+
+def test_item_and_bool_need_one_element():
+    with pytest.raises(ShapeError, match=r"item: only a one-element tensor .* shape \(2,\)"):
+        Tensor([1.0, 2.0]).item()
+    with pytest.raises(ValueError, match="no single truth value"):
+        bool(Tensor([1.0, 2.0]))
+
+
+def test_numpy_refuses_tensors_that_require_grad():
+    x = Tensor([1.0], requires_grad=True)
+    with pytest.raises(GraphError, match=r"call \.detach\(\)\.numpy\(\)"):
+        x.numpy()
+    assert x.detach().numpy()[0] == 1.0
+
+
+def test_repr_follows_pytorch():
+    assert repr(Tensor([1.0, 2.0])) == "tensor([1., 2.])"
+    assert repr(Tensor([1.0], requires_grad=True)) == "tensor([1.], requires_grad=True)"
+    assert repr(Tensor(np.array([1.5]))) == "tensor([1.5000], dtype=float64)"
+    assert repr(Tensor([1, 2])) == "tensor([1, 2])"
+    x = Tensor([2.0], requires_grad=True)
+    assert repr(x * x) == "tensor([4.], grad_fn=<MulBackward>)"
+    assert repr(Tensor(3.0)) == "tensor(3.)"
+
+
+def test_comparisons_return_bool_tensors_without_grad():
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    mask = x > 1.5
+    assert mask.dtype == np.bool_ and not mask.requires_grad
+    assert mask.tolist() == [False, True, True]
+    assert (~mask).tolist() == [True, False, False]
+
+
+def test_numpy_arrays_on_the_left_defer_to_tensor():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    y = np.array([3.0, 4.0]) * x
+    assert isinstance(y, Tensor) and y.requires_grad
+
+
+def test_bad_data_and_dtypes_are_clear_errors():
+    with pytest.raises(DTypeError, match="cannot make a tensor of"):
+        Tensor(["a", "b"])
+    with pytest.raises(ShapeError, match="not rectangular"):
+        Tensor([[1.0, 2.0], [3.0]])
+    with pytest.raises(DTypeError, match="is not a dtype"):
+        Tensor([1.0], dtype="floaty")
+
+
+def test_broadcasting_mismatch_names_op_and_shapes():
+    with pytest.raises(ShapeError, match=r"mul: shapes \(2, 3\) and \(4,\) do not broadcast"):
+        Tensor(np.ones((2, 3))) * Tensor(np.ones(4))
+
+
+def test_reshape_mismatch_names_shapes():
+    with pytest.raises(ShapeError, match=r"reshape: cannot reshape a tensor of shape \(2, 3\)"):
+        Tensor(np.ones((2, 3))).reshape(4, 2)
