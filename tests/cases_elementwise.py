@@ -41,6 +41,11 @@ CASES = {
         lambda x: x.softplus(), domain=(reals(-10, 10),), torch_fn=lambda x: TF.softplus(x)
     ),
     "silu": Case(lambda x: x.silu() * 1, torch_fn=lambda x: TF.silu(x) * 1),
+    "erf": Case(lambda lib, x: lib.erf(x), needs_lib=True),
+    "gelu": Case(lambda x: x.gelu(), torch_fn=lambda x: TF.gelu(x)),
+    "gelu[tanh]": Case(
+        lambda x: x.gelu(approximate="tanh"), torch_fn=lambda x: TF.gelu(x, approximate="tanh")
+    ),
     "abs": Case(lambda x: x.abs(), domain=(away_from_zero(),)),
     "sign": Case(lambda x: x.sign() * x, domain=(away_from_zero(),)),
     "clone": Case(lambda x: x.clone() * 2),

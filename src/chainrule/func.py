@@ -245,12 +245,13 @@ def jacrev(f: Callable, argnums=0) -> Callable:
             raise TypeError(f"jacrev: f must return a Tensor, got {type(out).__name__}")
         inputs = [args[i] for i in nums]
         per_input: list[list] = [[] for _ in inputs]
-        flat = out.reshape(-1) if out.ndim != 1 else out
-        for k in range(out.data.size):
+        # Row k of the Jacobian is the gradient of output element k.
+        elements = [out] if out.data.size == 1 else list(out.reshape(-1))
+        for element in elements:
             if not out.requires_grad:
                 grads = [None] * len(inputs)
             else:
-                grads = autograd_grad(flat[k], inputs, retain_graph=True, create_graph=nested,
+                grads = autograd_grad(element, inputs, retain_graph=True, create_graph=nested,
                                       allow_unused=True)  # fmt: skip
             for j, g in enumerate(grads):
                 per_input[j].append(Tensor._make(np.zeros_like(inputs[j].data)) if g is None else g)

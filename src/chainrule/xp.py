@@ -80,6 +80,8 @@ zeros_like = _either("zeros_like_op", np.zeros_like)
 cast = _either("cast", lambda x, dtype: x.astype(dtype))
 einsum = _either("einsum", lambda *args: np.einsum(*args, optimize=True))
 erf = _either("erf", _erf)
+flip = _either("flip", np.flip)
+roll = _either("roll", np.roll)
 
 
 from . import ops as F  # noqa: E402

@@ -100,7 +100,7 @@ def uniform_(
     >>> bool(w.data.min() >= -2.0 and w.data.max() < 2.0)
     True
     """
-    _check(tensor)
+    _check(tensor, "uniform_")
     if a > b:
         raise DomainError(f"uniform_: the lower bound {a} is above the upper bound {b}")
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
@@ -113,7 +113,7 @@ def normal_(
     generator: np.random.Generator | None = None,
 ) -> Tensor:
     """Fill with samples from N(mean, std²), in place; returns the tensor."""
-    _check(tensor)
+    _check(tensor, "normal_")
     if std < 0:
         raise DomainError(f"normal_: std must be non-negative, got {std}")
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))

@@ -74,7 +74,7 @@ class Module:
     >>> [name for name, _ in model.named_parameters()]
     ['weight']
     >>> model(chainrule.tensor([1.0, 2.0, 3.0]))
-    tensor([1., 2., 3.], grad_fn=<Mul>)
+    tensor([1., 2., 3.], grad_fn=<MulBackward>)
     """
 
     training: bool

@@ -13,10 +13,10 @@ from ..errors import DomainError
 from ..function import LINEAR, Op, elementwise
 
 __all__ = [
-    "abs", "add", "cast", "clamp", "clip", "clone", "cos", "div", "eq", "exp", "expm1", "ge",
-    "gt", "le", "leaky_relu", "log", "log1p", "logical_and", "logical_not", "logical_or", "lt",
-    "maximum", "minimum", "mul", "ne", "neg", "pow", "relu", "rsqrt", "sigmoid", "sign", "silu",
-    "sin", "softplus", "sqrt", "sub", "tan", "tanh", "where",
+    "abs", "add", "cast", "clamp", "clip", "clone", "cos", "div", "eq", "erf", "exp", "expm1",
+    "ge", "gelu", "gt", "le", "leaky_relu", "log", "log1p", "logical_and", "logical_not",
+    "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "relu", "rsqrt",
+    "sigmoid", "sign", "silu", "sin", "softplus", "sqrt", "sub", "tan", "tanh", "where",
 ]  # fmt: skip
 
 # fmt: off
@@ -42,6 +42,12 @@ sigmoid = elementwise("sigmoid", xp.sigmoid, lambda out: out * (1 - out))
 relu = elementwise("relu", lambda x: np.maximum(x, 0), lambda x: x > 0)  # 0 at 0, as PyTorch
 # log(1 + exp(x)) as logaddexp(0, x): finite at ±1000; a row because composing it is not.
 softplus = elementwise("softplus", lambda x: np.logaddexp(0, x), lambda x: xp.sigmoid(x))
+# NumPy has no erf: the forward is Cody's rational approximation (chainrule.special).
+erf = elementwise("erf", xp.erf, lambda x: _TWO_OVER_SQRT_PI * xp.exp(-x * x))
+# A row, not x * 0.5 * (1 + erf(x / sqrt(2))) composed: that would be five nodes saving
+# four arrays; this saves x alone. Its slope is built from rows, so it differentiates again.
+gelu_row = elementwise("gelu", lambda x, approximate: _gelu(x, approximate),
+                       lambda x, approximate: _gelu_slope(x, approximate))
 abs = elementwise("abs", np.abs, lambda x: xp.sign(x))  # sign(0) = 0: subgradient 0 at 0
 sign = elementwise("sign", np.sign, 0)
 clone = Op("clone", np.copy, vjp=(lambda g: g,), jvp=LINEAR)
@@ -92,6 +98,29 @@ logical_or = Op("logical_or", np.logical_or, vjp=None, inputs=("x", "y"))
 # fmt: on
 
 
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+_INV_SQRT_2PI = 0.3989422804014327
+_SQRT_HALF = 0.7071067811865476
+_SQRT_2_OVER_PI = 0.7978845608028654
+_GELU_CUBIC = 0.044715
+
+
+def _gelu(x, approximate: str):
+    """x * Phi(x), Phi the standard normal CDF; or PyTorch's tanh approximation of it."""
+    if approximate == "tanh":
+        return 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
+    return 0.5 * x * (1 + xp.erf(x * _SQRT_HALF))
+
+
+def _gelu_slope(x, approximate: str):
+    """d gelu / dx: Phi(x) + x * phi(x) (phi the normal density), or the tanh form's."""
+    if approximate == "tanh":
+        t = xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x))
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * inner_slope
+    return 0.5 * (1 + xp.erf(x * _SQRT_HALF)) + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+
+
 def _inside(x, min, max):
     """Where clamp passes the gradient: min <= x <= max (inclusive, as PyTorch)."""
     if min is None:
@@ -119,6 +148,20 @@ def clamp(x, min=None, max=None):
 
 
 clip = clamp
+
+
+def gelu(x, approximate: str = "none"):
+    """Gaussian error linear unit x * Phi(x), Phi the standard normal CDF (via erf).
+
+    ``approximate="tanh"`` gives PyTorch's 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+
+    >>> import chainrule as cr
+    >>> [round(v, 6) for v in cr.gelu(cr.tensor([-1.0, 0.0, 1.0], dtype=cr.float64)).tolist()]
+    [-0.158655, 0.0, 0.841345]
+    """
+    if approximate not in ("none", "tanh"):
+        raise DomainError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return gelu_row(x, approximate=approximate)
 
 
 def silu(x):

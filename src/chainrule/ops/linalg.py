@@ -185,9 +185,9 @@ def _check_sizes(terms: Sequence[str], shapes: Sequence[tuple], dots: str) -> No
         for c, n in mine.items():
             size, first = sizes.setdefault(c, (n, k))
             if n != size and 1 not in (n, size):
-                what = "dims under '...'" if c in dots else f"subscript {c!r}"
+                what = "dims under '...' have" if c in dots else f"subscript {c!r} has"
                 raise ShapeError(
-                    f"einsum: {what} have size {size} in operand {first} but {n} in "
+                    f"einsum: {what} size {size} in operand {first} but {n} in "
                     f"operand {k} (shapes {fmt_shape(shapes[first])} and {fmt_shape(shape)})"
                 )
             if size == 1:

@@ -1,0 +1,77 @@
+"""Cases for chainrule/ops/linalg.py: matmul in every form NumPy accepts, dot, outer, einsum."""
+
+from cases import Case
+from hypothesis import strategies as st
+from strategies import broadcastable
+
+sizes = st.integers(1, 4)
+
+
+def _matmul_pair(drawn):
+    (x_batch, y_batch), m, k, n, (x_is_vector, y_is_vector) = drawn
+    x = (k,) if x_is_vector else (*x_batch, m, k)
+    y = (k,) if y_is_vector else (*y_batch, k, n)
+    return x, y
+
+
+def matmul_shapes(batched=False, vectors=False):
+    """Shapes matmul accepts: a (..., m, k) or (k,), b (..., k, n) or (k,); batches broadcast."""
+    batches = broadcastable(2, max_dims=2) if batched else st.just(((), ()))
+    kinds = (
+        st.sampled_from([(True, False), (False, True), (True, True)])
+        if vectors
+        else st.just((False, False))
+    )
+    return st.tuples(batches, sizes, sizes, sizes, kinds).map(_matmul_pair)
+
+
+def from_sizes(*templates):
+    """Shapes built from shared sizes: ("ij", "jk") gives (i, j) and (j, k) for drawn i, j, k.
+
+    A "." in a template stands for the broadcastable batch dims drawn for that operand.
+    """
+    letters = sorted({c for t in templates for c in t if c != "."})
+    batches = broadcastable(len(templates), max_dims=2)
+
+    def build(drawn):
+        values, batch_shapes = drawn
+        size = dict(zip(letters, values))
+        return tuple(
+            tuple(d for c in t for d in (batch if c == "." else (size[c],)))
+            for t, batch in zip(templates, batch_shapes)
+        )
+
+    return st.tuples(st.tuples(*[sizes] * len(letters)), batches).map(build)
+
+
+def einsum_case(equation, *templates, **options):
+    """A case running einsum(equation, ...) on both libraries."""
+    return Case(
+        lambda lib, *xs: lib.einsum(equation, *xs),
+        from_sizes(*templates),
+        needs_lib=True,
+        **options,
+    )
+
+
+CASES = {
+    "matmul": Case(lambda x, y: x @ y, matmul_shapes()),
+    "matmul[batched]": Case(lambda x, y: x.matmul(y), matmul_shapes(batched=True)),
+    "matmul[vector]": Case(lambda x, y: x @ y, matmul_shapes(batched=True, vectors=True)),
+    "matmul[self]": Case(lambda x: x @ x.mT, matmul_shapes().map(lambda s: s[:1])),
+    "dot": Case(lambda x, y: x.dot(y), from_sizes("i", "i")),
+    "outer": Case(lambda x, y: x.outer(y), from_sizes("i", "j")),
+    "einsum": einsum_case("ij,jk->ik", "ij", "jk"),
+    "einsum[implicit]": einsum_case("ij,kj", "ij", "kj"),
+    "einsum[trace]": einsum_case("ii->", "ii"),
+    "einsum[diagonal]": einsum_case("ii->i", "ii"),
+    "einsum[diagonal_product]": einsum_case("iij,ij->ji", "iij", "ij"),
+    "einsum[summed_out]": einsum_case("ijk->j", "ijk"),
+    "einsum[ellipsis]": einsum_case("...ij,...jk->...ik", ".ij", ".jk"),
+    "einsum[ellipsis_implicit]": einsum_case("...i,i", ".i", "i"),
+    "einsum[three]": einsum_case("ij,jk,kl->il", "ij", "jk", "kl"),
+    "einsum[batch_outer]": einsum_case("bi,bj->bij", "bi", "bj"),
+    "einsum[bilinear]": Case(
+        lambda lib, x, a: lib.einsum("i,ij,j->", x, a, x), from_sizes("i", "ii"), needs_lib=True
+    ),
+}

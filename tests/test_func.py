@@ -1,0 +1,188 @@
+"""Function transforms (chainrule.func), checkpointing and op counting."""
+
+import numpy as np
+import pytest
+
+import chainrule
+from chainrule import GraphError, ShapeError, Tensor, func
+from chainrule.checkpoint import checkpoint, checkpoint_sequential
+
+
+def t64(values):
+    """A float64 tensor."""
+    return Tensor(np.asarray(values, dtype=np.float64))
+
+
+def test_grad_and_its_compositions():
+    f = lambda x: (x.sin() * x).sum()  # noqa: E731
+    x = t64([0.3, -1.1])
+    v = x.data
+    np.testing.assert_allclose(func.grad(f)(x).data, np.cos(v) * v + np.sin(v))
+    second = func.grad(lambda y: func.grad(f)(y).sum())(x)
+    np.testing.assert_allclose(second.data, -np.sin(v) * v + 2 * np.cos(v))
+    third = func.grad(lambda y: func.grad(lambda z: func.grad(f)(z).sum())(y).sum())(x)
+    np.testing.assert_allclose(third.data, -np.cos(v) * v - 3 * np.sin(v))
+
+
+def test_grad_argnums_and_has_aux():
+    f = lambda x, y: ((x * y).sum(), x + y)  # noqa: E731
+    (gx, gy), aux = func.grad(f, argnums=(0, 1), has_aux=True)(t64([1.0, 2.0]), t64([3.0, 4.0]))
+    assert gx.tolist() == [3.0, 4.0] and gy.tolist() == [1.0, 2.0] and aux.tolist() == [4.0, 6.0]
+    (value, _), g = func.value_and_grad(f, has_aux=True)(t64([1.0, 2.0]), t64([3.0, 4.0]))
+    assert value.item() == 11.0 and g.tolist() == [3.0, 4.0]
+
+
+def test_grad_leaves_inputs_and_results_without_history():
+    x = t64([1.0, 2.0])
+    g = func.grad(lambda t: (t**2).sum())(x)
+    assert not x.requires_grad and x.grad is None and g.grad_fn is None
+
+
+def test_grad_needs_a_scalar_output():
+    with pytest.raises(ShapeError, match=r"grad: f must return a one-element Tensor, got \(2,\)"):
+        func.grad(lambda x: x * 2)(t64([1.0, 2.0]))
+
+
+def test_grad_of_a_function_that_ignores_its_input_is_zero():
+    assert func.grad(lambda x: Tensor(3.0))(t64([1.0, 2.0])).tolist() == [0.0, 0.0]
+
+
+def test_vjp_matches_the_jacobian_transpose():
+    a = np.arange(6.0).reshape(2, 3)
+    out, vjp_fn = func.vjp(lambda x: Tensor(a) @ x.tanh(), t64([0.1, 0.2, 0.3]))
+    (g,) = vjp_fn(t64([1.0, -1.0]))
+    np.testing.assert_allclose(g.data, (np.array([1.0, -1.0]) @ a) * (1 - np.tanh([0.1, 0.2, 0.3]) ** 2))
+    with pytest.raises(ShapeError, match=r"vjp: cotangent has shape \(3,\) but the output"):
+        vjp_fn(t64([1.0, 2.0, 3.0]))
+
+
+def test_jvp_is_one_forward_pass_with_tangents():
+    out, tangent = func.jvp(
+        lambda x, y: (x * y).exp() + x.tanh(), (t64([1.0, 2.0]), t64([0.5, 0.1])),
+        (t64([1.0, 0.0]), t64([0.0, 0.0])),
+    )  # fmt: skip
+    expected = 0.5 * np.exp(0.5) + 1 - np.tanh(1.0) ** 2
+    np.testing.assert_allclose(tangent.data, [expected, 0.0])
+    assert out.grad_fn is None
+
+
+def test_jvp_rejects_mismatched_tangents_and_reverse_over_forward():
+    with pytest.raises(ShapeError, match=r"jvp: tangent has shape \(3,\) but its primal"):
+        func.jvp(lambda x: x, (t64([1.0, 2.0]),), (t64([1.0, 2.0, 3.0]),))
+    with pytest.raises(GraphError, match="reverse mode over forward mode is not supported"):
+        func.grad(lambda x: func.jvp(lambda y: y.sin(), (x,), (t64(1.0),))[1])(t64(0.5))
+
+
+def vector_function(x):
+    """R^3 -> R^2."""
+    return chainrule.stack([(x[0] * x[1]).sin(), x[2].exp() * x[0]])
+
+
+def test_jacrev_and_jacfwd_match_pytorch(torch):
+    x = np.array([0.4, -0.7, 1.2])
+    expected = torch.func.jacrev(
+        lambda t: torch.stack([(t[0] * t[1]).sin(), t[2].exp() * t[0]])
+    )(torch.tensor(x))
+    for transform in (func.jacrev, func.jacfwd, func.jacobian):
+        jac = transform(vector_function)(t64(x))
+        assert jac.shape == (2, 3)
+        np.testing.assert_allclose(jac.data, expected.numpy(), rtol=1e-12)
+
+
+def test_hessian_of_a_small_mlp_loss_matches_pytorch(torch):
+    rng = np.random.default_rng(0)
+    data, target = rng.standard_normal((5, 3)), rng.standard_normal((5, 1))
+    w1, w2 = rng.standard_normal((3, 4)), rng.standard_normal((4, 1))
+
+    def loss(lib, flat):
+        a, b = flat[:12].reshape(3, 4), flat[12:].reshape(4, 1)
+        hidden = (lib.tensor(data) @ a).tanh()
+        return ((hidden @ b - lib.tensor(target)) ** 2).mean()
+
+    flat = np.concatenate([w1.ravel(), w2.ravel()])
+    ours = func.hessian(lambda p: loss(chainrule, p))(t64(flat))
+    theirs = torch.func.hessian(lambda p: loss(torch, p))(torch.tensor(flat))
+    assert ours.shape == (16, 16)
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_jacfwd_over_an_op_without_jvp_is_a_clear_error():
+    square = chainrule.Op("square_without_jvp", lambda x: x * x, vjp=(lambda g, x: 2 * g * x,))
+    with pytest.raises(GraphError, match="square_without_jvp: forward mode .* not implemented"):
+        func.jacfwd(square)(t64([1.0]))
+
+
+# Checkpointing.
+
+
+def mlp_layers(n, width, rng):
+    """n tanh layers as closures over weights that require grad."""
+    weights = [Tensor(rng.standard_normal((width, width)) / np.sqrt(width), requires_grad=True)
+               for _ in range(n)]  # fmt: skip
+    return weights, [lambda t, w=w: (t @ w).tanh() for w in weights]
+
+
+def test_checkpoint_gives_identical_gradients():
+    rng = np.random.default_rng(0)
+    weights, layers = mlp_layers(8, 6, rng)
+    x = Tensor(rng.standard_normal((4, 6)), requires_grad=True)
+
+    def plain():
+        t = x
+        for f in layers:
+            t = f(t)
+        return t
+
+    plain().sum().backward()
+    expected = [x.grad.data.copy()] + [w.grad.data.copy() for w in weights]
+    for segments in (1, 2, 3, 8):
+        x.grad = None
+        for w in weights:
+            w.grad = None
+        checkpoint_sequential(layers, segments, x).sum().backward()
+        got = [x.grad.data] + [w.grad.data for w in weights]
+        for a, b in zip(got, expected):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_checkpoint_keeps_only_its_inputs():
+    x = Tensor(np.ones(4), requires_grad=True)
+    y = checkpoint(lambda t: (t.exp() * 2).sin(), x)
+    assert y.grad_fn.name == "checkpoint" and y.grad_fn.edges == (x,)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, np.cos(2 * np.e) * 2 * np.e)
+
+
+def test_checkpoint_replays_random_numbers():
+    chainrule.manual_seed(3)
+    x = Tensor(np.ones(5), requires_grad=True)
+    y = checkpoint(lambda t: t * chainrule.rand(5, dtype="float64"), x)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, y.data)
+
+
+# Op counting.
+
+
+def test_count_ops_scalar_teaching_examples_obey_cheap_gradient_principle():
+    with chainrule.count_ops() as counts:
+        w1, w2, x1, x2 = (chainrule.Value(v) for v in (0.2, 0.4, -0.4, 0.5))
+        f = (w1 * x1 + w2 * x2).sigmoid() + 0.5 * (w1**2 + w2**2)
+        f.backward()
+    assert counts.forward_total == 9  # 3 mul, 3 add, 2 pow, 1 sigmoid
+    assert counts.backward["mul"] == 2 * 2 * 3  # three muls with two parents each
+    assert counts.backward_total <= 5 * counts.forward_total
+    assert "backward / forward" in str(counts)
+
+
+def test_count_ops_tensor_mlp_and_matmul_flops():
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.standard_normal((8, 3)))
+    w1 = Tensor(rng.standard_normal((3, 5)), requires_grad=True)
+    w2 = Tensor(rng.standard_normal((5, 2)), requires_grad=True)
+    with chainrule.count_ops() as counts:
+        ((x @ w1).relu() @ w2).sum().backward()
+    assert counts.forward["matmul"] == 2 and counts.forward_total == 4
+    assert counts.forward_flops == 2 * 8 * 5 * 3 + 2 * 8 * 2 * 5
+    assert counts.backward_total <= 5 * counts.forward_total
+    assert chainrule.counting.active is None
