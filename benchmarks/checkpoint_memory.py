@@ -70,8 +70,15 @@ def run(quick: bool = False) -> list[dict]:
     for segments in (2, int(np.sqrt(depth)), depth // 2):
         mem, seconds, grad = measure(layers, x, segments, repeats)
         np.testing.assert_allclose(grad, base_grad, rtol=1e-5, atol=1e-6)
-        rows.append({"segments": segments, "peak_mib": mem, "seconds": seconds,
-                     "memory_ratio": mem / base_mem, "time_ratio": seconds / base_time})
+        rows.append(
+            {
+                "segments": segments,
+                "peak_mib": mem,
+                "seconds": seconds,
+                "memory_ratio": mem / base_mem,
+                "time_ratio": seconds / base_time,
+            }
+        )
     return rows
 
 

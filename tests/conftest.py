@@ -2,6 +2,7 @@
 
 import importlib
 import os
+import shutil
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,3 +29,14 @@ def torch():
         if os.environ.get("CI") == "true":
             pytest.fail("PyTorch is required in CI: pip install torch==2.13.0")
         pytest.skip("PyTorch is not installed (pip install torch==2.13.0)")
+
+
+@pytest.fixture(scope="session")
+def dot_program():
+    """Graphviz's dot program: skipped when absent, but a failure when CI=true."""
+    path = shutil.which("dot")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Graphviz's dot is required in CI: apt-get install graphviz")
+        pytest.skip("Graphviz's dot program is not installed (apt-get install graphviz)")
+    return path

@@ -51,7 +51,9 @@ def test_vjp_matches_the_jacobian_transpose():
     a = np.arange(6.0).reshape(2, 3)
     out, vjp_fn = func.vjp(lambda x: Tensor(a) @ x.tanh(), t64([0.1, 0.2, 0.3]))
     (g,) = vjp_fn(t64([1.0, -1.0]))
-    np.testing.assert_allclose(g.data, (np.array([1.0, -1.0]) @ a) * (1 - np.tanh([0.1, 0.2, 0.3]) ** 2))
+    np.testing.assert_allclose(
+        g.data, (np.array([1.0, -1.0]) @ a) * (1 - np.tanh([0.1, 0.2, 0.3]) ** 2)
+    )
     with pytest.raises(ShapeError, match=r"vjp: cotangent has shape \(3,\) but the output"):
         vjp_fn(t64([1.0, 2.0, 3.0]))
 
@@ -80,9 +82,9 @@ def vector_function(x):
 
 def test_jacrev_and_jacfwd_match_pytorch(torch):
     x = np.array([0.4, -0.7, 1.2])
-    expected = torch.func.jacrev(
-        lambda t: torch.stack([(t[0] * t[1]).sin(), t[2].exp() * t[0]])
-    )(torch.tensor(x))
+    expected = torch.func.jacrev(lambda t: torch.stack([(t[0] * t[1]).sin(), t[2].exp() * t[0]]))(
+        torch.tensor(x)
+    )
     for transform in (func.jacrev, func.jacfwd, func.jacobian):
         jac = transform(vector_function)(t64(x))
         assert jac.shape == (2, 3)

@@ -63,7 +63,7 @@ def test_erf_second_derivative_is_minus_2x_times_the_first():
     x = cr.tensor(values, requires_grad=True)
     (first,) = cr.autograd.grad(cr.erf(x).sum(), x, create_graph=True)
     (second,) = cr.autograd.grad(first.sum(), x)
-    slope = 2 / math.sqrt(math.pi) * np.exp(-values**2)
+    slope = 2 / math.sqrt(math.pi) * np.exp(-(values**2))
     np.testing.assert_allclose(first.data, slope, rtol=1e-14)
     np.testing.assert_allclose(second.data, -2 * values * slope, rtol=1e-14, atol=1e-300)
 

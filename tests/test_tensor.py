@@ -45,7 +45,7 @@ def test_factories():
     assert chainrule.linspace(0, 1, 5).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert chainrule.eye(3).data.trace() == 3.0
     r = chainrule.rand(100)
-    assert 0 <= r.data.min() and r.data.max() < 1
+    assert r.data.min() >= 0 and r.data.max() < 1
     i = chainrule.randint(0, 5, (50,))
     assert i.dtype == np.int64 and set(i.tolist()) <= set(range(5))
     z = chainrule.zeros_like(a)

@@ -5,9 +5,9 @@ reverse mode on NumPy arrays; `gradcheck` compares either with finite difference
 """
 
 from . import autograd, func, ops
+from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .checkpoint import checkpoint, checkpoint_sequential
 from .counting import count_ops
-from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .dual import Dual, derivative, forward_gradient
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
 from .function import LINEAR, Function, Op, elementwise
@@ -43,6 +43,7 @@ from .tensor import (
     zeros_like,
 )
 from .value import Value
+from .viz import draw_graph, trace
 
 __version__ = "0.1.0"
 
@@ -54,6 +55,6 @@ __all__ = [
     "enable_grad", "eye", "float16", "float32", "float64", "forward_gradient", "from_numpy",
     "full", "full_like", "gradcheck", "int16", "int32", "int64", "int8", "is_grad_enabled",
     "linspace", "manual_seed", "no_grad", "ones", "ones_like", "ops", "rand", "randint", "randn",
-    "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like",
+    "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace",
 ]  # fmt: skip
 __all__ += ops.__all__

@@ -36,7 +36,9 @@ class CheckpointNode(Node):
 
     def _backward(self, grads: list, create_graph: bool) -> list:
         if create_graph:
-            raise GraphError("checkpoint: differentiating a checkpointed block twice is not supported")
+            raise GraphError(
+                "checkpoint: differentiating a checkpointed block twice is not supported"
+            )
         if self.args is None:
             raise GraphError(
                 "checkpoint: trying to backward through a checkpoint a second time; pass "

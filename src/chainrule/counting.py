@@ -57,9 +57,7 @@ class OpCounts:
         lines += [f"{n:<{width}}  {self.forward[n]:>8}  {self.backward[n]:>8}" for n in names]
         lines.append(f"{'total':<{width}}  {self.forward_total:>8}  {self.backward_total:>8}")
         if self.forward_flops or self.backward_flops:
-            lines.append(
-                f"{'FLOPs':<{width}}  {self.forward_flops:>8}  {self.backward_flops:>8}"
-            )
+            lines.append(f"{'FLOPs':<{width}}  {self.forward_flops:>8}  {self.backward_flops:>8}")
         lines.append(f"backward / forward = {self.ratio:.2f}")
         return "\n".join(lines)
 

@@ -158,6 +158,8 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
 
 
 def _detach_all(out):
+    if hasattr(out, "_fields"):  # a namedtuple such as max's (values, indices)
+        return type(out)(*(o.detach() for o in out))
     if isinstance(out, (tuple, list)):
         return type(out)(o.detach() for o in out)
     return out.detach()
@@ -214,7 +216,12 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
         o._tangent = None
     for dual in inputs:
         dual._tangent = None
-    tangent_out = type(out)(tangents_out) if isinstance(out, (tuple, list)) else tangents_out[0]
+    if not isinstance(out, (tuple, list)):
+        tangent_out = tangents_out[0]
+    elif hasattr(out, "_fields"):  # a namedtuple such as max's (values, indices)
+        tangent_out = type(out)(*tangents_out)
+    else:
+        tangent_out = type(out)(tangents_out)
     return (out, tangent_out, aux) if has_aux else (out, tangent_out)
 
 

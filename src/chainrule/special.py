@@ -60,8 +60,8 @@ def erf(x) -> np.ndarray:
     real line; erf(+-0) = +-0, erf(+-inf) = +-1, nan stays nan. Float inputs keep their
     dtype (computed in float64); other inputs give float64.
 
-    >>> erf(np.array([0.0, 0.5, -3.0])).round(12)
-    array([ 0.        ,  0.520499877813, -0.999977909503])
+    >>> erf(np.array([0.0, 0.5, -3.0])).round(12).tolist()
+    [0.0, 0.520499877813, -0.999977909503]
     """
     x = np.asarray(x)
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)

@@ -50,7 +50,9 @@ def _matmul_shape(x_shape: tuple, y_shape: tuple) -> tuple:
             f"matmul: shapes {shapes} do not align: batch dims {fmt_shape(x_batch)} and "
             f"{fmt_shape(y_batch)} do not broadcast"
         ) from None
-    return batch + x_shape[-2:-1] + y_shape[-1:] if len(y_shape) > 1 else batch + x_shape[-2:-1]
+    rows = x_shape[-2:-1]  # empty for a vector, as is cols
+    cols = y_shape[-1:] if len(y_shape) > 1 else ()
+    return batch + rows + cols
 
 
 def matmul(x, y):

@@ -549,7 +549,7 @@ def index_put(x, index, value):
     writes it back in place. With repeated indices the last write wins.
 
     >>> import chainrule as cr
-    >>> cr.shape.index_put(cr.zeros(4), slice(1, 3), 5.0)
+    >>> cr.ops.shape.index_put(cr.zeros(4), slice(1, 3), 5.0)
     tensor([0., 5., 5., 0.])
     """
     index = _normalize_index(np.shape(x), index, "index_put")
@@ -759,8 +759,8 @@ def pad(x, pad: Sequence[int], mode: str = "constant", value: float | None = 0):
             raise ShapeError(
                 f"pad: padding ({before}, {after}) leaves dim {d} of size {n} with a negative size"
             )
-        limit = n - 1 if mode == "reflect" else n
-        if mode != "constant" and (before > limit or after > limit):
+        limit = {"reflect": n - 1, "circular": n}.get(mode)  # copies within one period
+        if limit is not None and (before > limit or after > limit):
             raise ShapeError(
                 f"pad: {mode} padding ({before}, {after}) must be at most {limit} for dim {d} "
                 f"of size {n}"

@@ -49,6 +49,10 @@ class Optimizer:
                 f"{self._name}: params must be an iterable of Tensors or of dicts, got a single "
                 "Tensor; pass [tensor]"
             )
+        if isinstance(params, (set, frozenset)):
+            raise DTypeError(
+                f"{self._name}: parameters must be given in a fixed order (a list), not a set"
+            )
         groups = list(params)
         if not groups:
             raise DomainError(f"{self._name}: got an empty parameter list")
