@@ -4,7 +4,7 @@
 reverse mode on NumPy arrays; `gradcheck` compares either with finite differences.
 """
 
-from . import autograd, func, ops
+from . import autograd, data, func, nn, ops, optim
 from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .checkpoint import checkpoint, checkpoint_sequential
 from .counting import count_ops
@@ -12,6 +12,7 @@ from .dual import Dual, derivative, forward_gradient
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
 from .function import LINEAR, Function, Op, elementwise
 from .gradcheck import Report, gradcheck, gradgradcheck
+from .io import SerializationError, load, save
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .scalar_nn import MLP, Layer, Neuron
 from .tensor import (
@@ -55,6 +56,7 @@ __all__ = [
     "enable_grad", "eye", "float16", "float32", "float64", "forward_gradient", "from_numpy",
     "full", "full_like", "gradcheck", "int16", "int32", "int64", "int8", "is_grad_enabled",
     "linspace", "manual_seed", "no_grad", "ones", "ones_like", "ops", "rand", "randint", "randn",
-    "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace",
+    "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace", "data",
+    "nn", "optim", "save", "load", "SerializationError",
 ]  # fmt: skip
 __all__ += ops.__all__
