@@ -45,7 +45,7 @@ def merged():
     import cases_elementwise
 
     families = [cases_elementwise]
-    for name in ("cases_reduce", "cases_shape", "cases_linalg"):
+    for name in ("cases_reduce", "cases_shape", "cases_linalg", "cases_conv"):
         try:
             families.append(__import__(name))
         except ModuleNotFoundError as exc:

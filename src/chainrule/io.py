@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import uuid
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -53,10 +53,17 @@ def _encode(value: Any, name: str, arrays: dict[str, np.ndarray]) -> Any:
             raise SerializationError(
                 f"save: two entries both flatten to the tensor name {name!r}; rename one"
             )
-        arrays[name] = np.ascontiguousarray(array)
+        if name == "__metadata__":
+            raise SerializationError(
+                "save: the tensor name '__metadata__' is reserved by safetensors; rename it"
+            )
+        # C order and little-endian, as the file stores it, so that the checksum matches the
+        # bytes read back (np.ascontiguousarray would also turn a 0-d array into shape (1,)).
+        little = array.dtype.newbyteorder("<")
+        arrays[name] = np.asarray(array, dtype=little, order="C")
         return {"tensor": name}
     if isinstance(value, np.generic):
-        return value.item()
+        return _encode(value.item(), name, arrays)  # np.datetime64 etc. fall through to the error
     if isinstance(value, _SCALARS):
         return value
     prefix = f"{name}." if name else ""
@@ -74,9 +81,14 @@ def _encode(value: Any, name: str, arrays: dict[str, np.ndarray]) -> Any:
         tag = "tuple" if isinstance(value, tuple) else "list"
         return {tag: [_encode(item, f"{prefix}{i}", arrays) for i, item in enumerate(value)]}
     raise DTypeError(
-        f"save: {name or 'the object'!r} is a {type(value).__name__}; only tensors, arrays, "
+        f"save: {name or 'the object'!r} has type {type(value).__name__}; only tensors, arrays, "
         "numbers, strings, None and dicts, lists or tuples of them can be saved"
     )
+
+
+def _is_pair(pair: Any) -> bool:
+    """Whether ``pair`` is a [key, value] entry of an encoded dict."""
+    return isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], _SCALARS)
 
 
 def _decode(node: Any, tensors: dict[str, Tensor], where: str) -> Any:
@@ -88,7 +100,7 @@ def _decode(node: Any, tensors: dict[str, Tensor], where: str) -> Any:
             if body not in tensors:
                 raise SerializationError(f"load: {where}: the metadata names a missing {body!r}")
             return tensors[body]
-        if tag == "dict" and isinstance(body, list):
+        if tag == "dict" and isinstance(body, list) and all(map(_is_pair, body)):
             return {key: _decode(item, tensors, where) for key, item in body}
         if tag in ("list", "tuple") and isinstance(body, list):
             items = [_decode(item, tensors, where) for item in body]
@@ -112,11 +124,21 @@ def save(obj: Any, path: str | os.PathLike) -> None:
     metadata = {TREE_KEY: json.dumps(tree), CRC_KEY: json.dumps(crcs)}
     data = _safetensors_numpy().save(arrays, metadata=metadata)
     # Write beside the target, then rename: a crash mid-write leaves the old file intact.
-    directory = os.path.dirname(os.path.abspath(os.fspath(path)))
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".chainrule-save-")
+    directory, filename = os.path.split(os.path.abspath(os.fspath(path)))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(
+            f"save: the folder {directory!r} of {os.fspath(path)!r} does not exist"
+        )
+    temporary = os.path.join(directory, f".{filename}.{uuid.uuid4().hex[:12]}.tmp")
+    # Mode 0o666 less the umask, as open() gives (tempfile.mkstemp's 0o600 would hide the file
+    # from the group); O_EXCL never reuses an existing file.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    fd = os.open(temporary, flags, 0o666)
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
+            file.flush()
+            os.fsync(file.fileno())  # the bytes reach the disk before the rename does
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
@@ -169,7 +191,7 @@ def load(path: str | os.PathLike) -> Any:
         tree = json.loads(metadata[TREE_KEY]) if TREE_KEY in metadata else None
         if not isinstance(crcs, dict):
             raise ValueError
-    except (AttributeError, TypeError, ValueError):
+    except (AttributeError, TypeError, ValueError, RecursionError):
         raise SerializationError(f"load: {where}: the chainrule metadata is corrupted") from None
     for name, crc in crcs.items():
         if name not in arrays or zlib.crc32(np.ascontiguousarray(arrays[name]).tobytes()) != crc:
@@ -183,4 +205,7 @@ def load(path: str | os.PathLike) -> Any:
     }
     if tree is None:
         return {name: tensors[name] for name in header if name != "__metadata__"}
-    return _decode(tree, tensors, where)
+    try:
+        return _decode(tree, tensors, where)
+    except RecursionError:
+        raise SerializationError(f"load: {where}: the metadata is nested too deeply") from None

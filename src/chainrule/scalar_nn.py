@@ -1,4 +1,5 @@
-"""Neural networks made of scalar `Value`s, as in the teaching material: Neuron, Layer, MLP.
+"""Neural networks made of scalar `Value`s, as in the teaching material: Neuron, Layer, MLP,
+and the project page's classifier (LinearLayer, softmax, cross_entropy_loss, train).
 
 Every weight is its own Value, so these are for learning and small problems; the tensor
 library in `chainrule.nn` is the one for real work.
@@ -7,7 +8,7 @@ library in `chainrule.nn` is the one for real work.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .value import Value
 
@@ -132,3 +133,119 @@ class MLP(Module):
 
     def __repr__(self) -> str:
         return f"MLP({self.nin}, {self.nouts}, activations={self.activations})"
+
+
+# The project page's classifier: a linear layer on rows of inputs, softmax, cross-entropy.
+
+
+class LinearLayer(Module):
+    """x @ W + b on rows of inputs: W is a nin x nout grid of Values uniform in [-1, 1], b zero.
+
+    Called on a list of input rows (numbers or Values) it returns a list of logit rows.
+
+    >>> layer = LinearLayer(2, 3, rng=random.Random(0))
+    >>> logits = layer([[1.0, 2.0], [0.5, -1.0]])
+    >>> len(logits), len(logits[0]), len(layer.parameters())
+    (2, 3, 9)
+    """
+
+    def __init__(self, nin: int, nout: int, rng: random.Random | None = None) -> None:
+        rng = rng or random
+        self.w = [[Value(rng.uniform(-1.0, 1.0)) for _ in range(nout)] for _ in range(nin)]
+        self.b = [Value(0.0) for _ in range(nout)]
+
+    def __call__(self, x: Sequence[Sequence[Value | float]]) -> list[list[Value]]:
+        nin = len(self.w)
+        rows = []
+        for row in x:
+            if len(row) != nin:
+                raise ValueError(f"LinearLayer: expected rows of {nin} inputs, got {len(row)}")
+            rows.append(
+                [sum((xi * wi[j] for xi, wi in zip(row, self.w)), b) for j, b in enumerate(self.b)]
+            )
+        return rows
+
+    def parameters(self) -> list[Value]:
+        return [w for row in self.w for w in row] + self.b
+
+    def __repr__(self) -> str:
+        return f"LinearLayer({len(self.w)}, {len(self.b)})"
+
+
+def softmax(rows: Sequence[Sequence[Value]]) -> list[list[Value]]:
+    """exp(z_i) / sum_j exp(z_j) along each row of Values.
+
+    Each row's largest number is subtracted first, a constant that leaves softmax and its
+    gradient unchanged but keeps exp from overflowing on large logits.
+
+    >>> [round(p.data, 4) for p in softmax([[Value(0.0), Value(1.0)]])[0]]
+    [0.2689, 0.7311]
+    """
+    out = []
+    for row in rows:
+        top = max(v.data for v in row)
+        exps = [(v - top).exp() for v in row]
+        total = sum(exps[1:], exps[0])
+        out.append([e / total for e in exps])
+    return out
+
+
+def cross_entropy_loss(y_hat: Sequence[Sequence[Value]], y: Sequence[int]) -> Value:
+    """Mean over rows of -log(p + 1e-6), p the probability ``y_hat`` gives the true class.
+
+    The 1e-6 keeps the log finite when a probability reaches 0.
+
+    >>> p = [[Value(0.25), Value(0.75)], [Value(0.5), Value(0.5)]]
+    >>> round(cross_entropy_loss(p, [1, 0]).data, 4)
+    0.4904
+    """
+    if len(y_hat) != len(y):
+        raise ValueError(f"cross_entropy_loss: {len(y_hat)} rows of predictions, {len(y)} labels")
+    losses = [-((row[int(label)] + 1e-6).log()) for row, label in zip(y_hat, y)]
+    return sum(losses[1:], losses[0]) / len(losses)
+
+
+def accuracy(y_hat: Sequence[Sequence[Value | float]], y: Sequence[int]) -> float:
+    """The fraction of rows whose largest entry is at the true class.
+
+    >>> accuracy([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]], [1, 0, 0])
+    0.6666666666666666
+    """
+    hits = 0
+    for row, label in zip(y_hat, y):
+        scores = [float(v) for v in row]
+        hits += scores.index(max(scores)) == int(label)
+    return hits / len(y)
+
+
+def train(
+    x: Sequence[Sequence[float]],
+    y: Sequence[int],
+    model: Module,
+    lr: float = 1,
+    epochs: int = 500,
+    *,
+    log: Callable[[str], None] | None = None,
+    log_every: int = 100,
+) -> list[float]:
+    """Full-batch gradient descent of ``cross_entropy_loss(softmax(model(x)), y)``.
+
+    Each epoch zeroes the gradients, backpropagates and updates ``p.data -= lr * p.grad``.
+    Returns the loss of every epoch (before that epoch's update).
+
+    >>> model = LinearLayer(1, 2, rng=random.Random(0))
+    >>> losses = train([[-1.0], [1.0]], [0, 1], model, epochs=50)
+    >>> losses[-1] < losses[0] / 5
+    True
+    """
+    losses = []
+    for epoch in range(1, epochs + 1):
+        loss = cross_entropy_loss(softmax(model(x)), y)
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data -= lr * p.grad
+        losses.append(loss.data)
+        if log is not None and log_every and (epoch % log_every == 0 or epoch in (1, epochs)):
+            log(f"epoch {epoch:4d}  loss {loss.data:.6f}")
+    return losses

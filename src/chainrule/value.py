@@ -129,6 +129,10 @@ class Value(ScalarOps):
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g}{label})"
 
 
+#: The teaching material's name for `Value`: the same class, not a copy (``Scalar is Value``).
+Scalar = Value
+
+
 def topological_order(root: Value) -> list[Value]:
     """Every Value ``root`` depends on, parents before children, ``root`` last.
 

@@ -1,7 +1,35 @@
 """Neural networks on Tensors: `Module` and its containers, initialisers (`nn.init`) and
-gradient clipping (`nn.utils`). Layers and losses are in `nn.layers` and `nn.functional`."""
+gradient clipping (`nn.utils`). Layers and losses are in `nn.layers` (with `nn.activation`,
+`nn.normalization`, `nn.attention`) and their functional forms in `nn.functional`."""
 
-from . import init, utils
+from . import functional, init, utils
+from .activation import (
+    ELU,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from .attention import MultiheadAttention
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .layers import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    HuberLoss,
+    L1Loss,
+    Linear,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import (
     Flatten,
     Identity,
@@ -13,8 +41,14 @@ from .module import (
     Sequential,
     StateDictError,
 )
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 
 __all__ = [
     "Flatten", "Identity", "IncompatibleKeys", "Module", "ModuleDict", "ModuleList", "Parameter",
     "Sequential", "StateDictError", "init", "utils",
+    "AdaptiveAvgPool2d", "AvgPool2d", "Conv1d", "Conv2d", "MaxPool2d",
+    "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "Dropout",
+    "ELU", "Embedding", "GELU", "HuberLoss", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSoftmax", "MSELoss", "MultiheadAttention", "NLLLoss", "ReLU", "SiLU", "Sigmoid",
+    "SmoothL1Loss", "Softmax", "Softplus", "Tanh", "functional",
 ]  # fmt: skip

@@ -116,10 +116,13 @@ class Module:
         if hasattr(self, name) and name not in self._registry(registry):
             raise DomainError(f"{kind}: {type(self).__name__} already has an attribute {name!r}")
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` from every registry and plain attribute (before re-registering)."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Remove ``name`` from every registry but ``keep`` and from the plain attributes
+        (before registering it in ``keep``, where it stays in place: replacing a parameter,
+        buffer or submodule keeps its position, and so the state dict's order, as PyTorch)."""
         for kind in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[kind].pop(name, None)
+            if kind != keep:
+                self.__dict__[kind].pop(name, None)
         self.__dict__["_non_persistent_buffers"].discard(name)
         self.__dict__.pop(name, None)
 
@@ -140,7 +143,7 @@ class Module:
         """Register ``param`` (a Parameter, or None for an absent one) under ``name``."""
         self._check_name(name, "register_parameter", "_parameters")
         self._check_parameter(name, param)
-        self._forget(name)
+        self._forget(name, "_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -153,7 +156,7 @@ class Module:
             raise DTypeError(
                 f"register_buffer: {name!r} must be a Tensor or None, got {type(tensor).__name__}"
             )
-        self._forget(name)
+        self._forget(name, "_buffers")
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent_buffers.add(name)
@@ -165,7 +168,7 @@ class Module:
             raise DTypeError(
                 f"add_module: {name!r} must be a Module or None, got {type(module).__name__}"
             )
-        self._forget(name)
+        self._forget(name, "_modules")
         self._modules[name] = module
 
     register_module = add_module
@@ -175,11 +178,11 @@ class Module:
         if isinstance(value, Parameter):
             self._registry("_parameters")
             self._check_parameter(name, value)
-            self._forget(name)
+            self._forget(name, "_parameters")
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._registry("_modules")
-            self._forget(name)
+            self._forget(name, "_modules")
             self._modules[name] = value
         elif name in self.__dict__.get("_parameters", ()):
             if value is not None:
@@ -405,7 +408,9 @@ class Module:
 
         Every key and shape is checked before anything is copied, so on an error the module
         keeps its old values. Missing or unexpected keys are errors when ``strict``; shape
-        mismatches always are. Returns ``(missing_keys, unexpected_keys)``.
+        mismatches always are. Values may be Tensors, NumPy arrays or anything NumPy reads as
+        an array (a PyTorch state dict loads as it is). Returns ``(missing_keys,
+        unexpected_keys)``.
         """
         if not isinstance(state_dict, Mapping):
             raise DTypeError(
@@ -427,10 +432,16 @@ class Module:
             value = state_dict[key]
             if isinstance(value, Tensor):
                 array = value.data
-            elif isinstance(value, (np.ndarray, np.generic)):
-                array = np.asarray(value)
+            elif isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "__array__"):
+                # Anything NumPy reads as an array: a PyTorch state dict loads directly.
+                try:
+                    array = np.asarray(value)
+                except Exception as exc:  # e.g. a PyTorch tensor that requires grad
+                    problems.append(f"{key!r} cannot be read as an array: {exc}")
+                    continue
             else:
-                problems.append(f"{key!r} is a {type(value).__name__}, not a Tensor or array")
+                kind = f"{type(value).__module__}.{type(value).__qualname__}"
+                problems.append(f"{key!r} is a {kind}, not a Tensor or array")
                 continue
             if array.shape != target.shape:
                 problems.append(
@@ -523,7 +534,10 @@ class Sequential(Module):
 
     def __delitem__(self, index: int | slice) -> None:
         keys = list(self._modules)
-        doomed = keys[index] if isinstance(index, slice) else [keys[_index(index, len(keys), "")]]
+        if isinstance(index, slice):
+            doomed = keys[index]
+        else:
+            doomed = [keys[_index(index, len(keys), "Sequential")]]
         for key in doomed:
             del self._modules[key]
         # Renumber so that names stay "0", "1", ... as PyTorch does after a deletion.
@@ -609,6 +623,24 @@ class ModuleList(Module):
             self.append(module)
         return self
 
+    def __repr__(self) -> str:
+        # Runs of identical reprs print once, as PyTorch does: "(0-2): 3 x Linear(...)".
+        runs: list[list] = []  # [first index, last index, repr]
+        for i, module in enumerate(self._modules.values()):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return f"{type(self).__name__}()"
+        lines = [
+            _add_indent(f"({first}): {text}" if first == last else
+                        f"({first}-{last}): {last - first + 1} x {text}", 2)
+            for first, last, text in runs
+        ]  # fmt: skip
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
     def insert(self, index: int, module: Module) -> None:
         """Insert ``module`` before position ``index``."""
         values = list(self._modules.values())
@@ -667,9 +699,12 @@ class ModuleDict(Module):
         """(name, module) pairs, in insertion order."""
         return self._modules.items()
 
-    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
-        """Add or replace modules from a mapping or from (name, module) pairs."""
-        pairs = modules.items() if isinstance(modules, Mapping) else modules
+    def update(
+        self, modules: Mapping[str, Module] | ModuleDict | Iterable[tuple[str, Module]]
+    ) -> None:
+        """Add or replace modules from a mapping, a ModuleDict or (name, module) pairs."""
+        is_mapping = isinstance(modules, (Mapping, ModuleDict))
+        pairs = modules.items() if is_mapping else modules
         for key, module in pairs:
             self[key] = module
 

@@ -1,0 +1,191 @@
+"""Activation layers: modules that apply one function of `chainrule.nn.functional` and hold no
+weights. Their constructor arguments, defaults and reprs are PyTorch's.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+__all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax",
+           "Softplus", "Tanh"]  # fmt: skip
+
+
+def _inplace_repr(inplace: bool) -> str:
+    return "inplace=True" if inplace else ""
+
+
+class ReLU(Module):
+    """max(x, 0), elementwise.
+
+    >>> import chainrule as cr
+    >>> ReLU()(cr.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.relu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class LeakyReLU(Module):
+    """x where x > 0, else negative_slope * x.
+
+    >>> LeakyReLU(0.2)
+    LeakyReLU(negative_slope=0.2)
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        suffix = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{suffix}"
+
+
+class GELU(Module):
+    """x * Phi(x) (``approximate="tanh"``: PyTorch's tanh formula).
+
+    >>> GELU("tanh")
+    GELU(approximate='tanh')
+    """
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x).
+
+    >>> SiLU()
+    SiLU()
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x)).
+
+    >>> import chainrule as cr
+    >>> Sigmoid()(cr.tensor([0.0]))
+    tensor([0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    """The hyperbolic tangent.
+
+    >>> import chainrule as cr
+    >>> Tanh()(cr.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanh(input)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta, and x where beta x > threshold.
+
+    >>> Softplus()
+    Softplus(beta=1.0, threshold=20.0)
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class ELU(Module):
+    """x where x > 0, else alpha * (exp(x) - 1).
+
+    >>> ELU()
+    ELU(alpha=1.0)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        suffix = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{suffix}"
+
+
+class Softmax(Module):
+    """Softmax along ``dim``.
+
+    >>> import chainrule as cr
+    >>> Softmax(dim=1)(cr.zeros(1, 2))
+    tensor([[0.5000, 0.5000]])
+    """
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log(softmax(x)) along ``dim``, computed stably.
+
+    >>> LogSoftmax(dim=-1)
+    LogSoftmax(dim=-1)
+    """
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -1,0 +1,287 @@
+"""Layers with weights or randomness (Linear, Embedding, Dropout) and the loss modules.
+
+Each initialises its weights as PyTorch does, with `chainrule.nn.init` and chainrule's
+generator. Activations are in `nn.activation`, norms in `nn.normalization`, attention in
+`nn.attention`; the arithmetic of all of them is in `nn.functional`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd import no_grad
+from ..errors import DomainError
+from ..tensor import Tensor, zeros
+from . import functional as F
+from . import init
+from .module import Module, Parameter
+
+__all__ = [
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "HuberLoss",
+    "L1Loss", "Linear", "MSELoss", "NLLLoss", "SmoothL1Loss",
+]  # fmt: skip
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias, with weight of shape (out_features, in_features).
+
+    Weight and bias start as PyTorch's: U(-1/sqrt(in_features), 1/sqrt(in_features))
+    (kaiming_uniform_ with a = sqrt(5) for the weight).
+
+    >>> import chainrule as cr
+    >>> layer = Linear(2, 4)
+    >>> layer
+    Linear(in_features=2, out_features=4, bias=True)
+    >>> layer(cr.ones(3, 2)).shape
+    (3, 4)
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(zeros(out_features, in_features))
+        if bias:
+            self.bias = Parameter(zeros(out_features))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the weight and bias again from PyTorch's default distributions."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class Dropout(Module):
+    """Zero elements with probability ``p`` and scale the rest by 1 / (1 - p) while training;
+    the identity in eval mode.
+
+    >>> import chainrule as cr
+    >>> layer = Dropout(0.5).eval()
+    >>> layer(cr.ones(2))
+    tensor([1., 1.])
+    >>> layer
+    Dropout(p=0.5, inplace=False)
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        self.p = F._check_probability(p, "Dropout")
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` vectors of size ``embedding_dim``, looked up by index.
+
+    The weight starts N(0, 1), with the ``padding_idx`` row (if any) zero; that row gets no
+    gradient.
+
+    >>> import chainrule as cr
+    >>> table = Embedding(10, 3, padding_idx=0)
+    >>> table(cr.tensor([[0, 4]])).shape
+    (1, 2, 3)
+    >>> table.weight[0]
+    tensor([0., 0., 0.], grad_fn=<GetitemBackward>)
+    """
+
+    def __init__(
+        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None
+    ) -> None:
+        super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise DomainError(
+                    f"Embedding: padding_idx {padding_idx} is out of range for "
+                    f"{num_embeddings} embeddings"
+                )
+            padding_idx %= num_embeddings
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = padding_idx
+        self.weight = Parameter(zeros(num_embeddings, embedding_dim))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the weight from N(0, 1) again and zero the padding row."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        return text if self.padding_idx is None else f"{text}, padding_idx={self.padding_idx}"
+
+
+# Losses: each stores its options (and class weights as buffers, as PyTorch does).
+
+
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        F._check_reduction(reduction, type(self).__name__)
+        self.reduction = reduction
+
+
+class CrossEntropyLoss(_Loss):
+    """`functional.cross_entropy` as a module: logits against class indices or probabilities.
+
+    >>> import chainrule as cr
+    >>> loss = CrossEntropyLoss(label_smoothing=0.1)
+    >>> round(loss(cr.tensor([[2.0, 0.0]]), cr.tensor([0])).item(), 4)
+    0.2269
+    """
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(
+            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )
+
+
+class NLLLoss(_Loss):
+    """`functional.nll_loss` as a module: log-probabilities against class indices.
+
+    >>> import chainrule as cr
+    >>> NLLLoss()(cr.tensor([[-1.0, -2.0]]), cr.tensor([1]))
+    tensor(2.)
+    """
+
+    def __init__(
+        self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean"
+    ) -> None:
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class BCELoss(_Loss):
+    """`functional.binary_cross_entropy` as a module: probabilities against targets.
+
+    >>> import chainrule as cr
+    >>> round(BCELoss()(cr.tensor([0.5]), cr.tensor([0.0])).item(), 4)
+    0.6931
+    """
+
+    def __init__(self, weight: Tensor | None = None, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """`functional.binary_cross_entropy_with_logits` as a module: logits against targets.
+
+    >>> import chainrule as cr
+    >>> round(BCEWithLogitsLoss()(cr.tensor([0.0]), cr.tensor([0.0])).item(), 4)
+    0.6931
+    """
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, self.reduction, self.pos_weight
+        )
+
+
+class MSELoss(_Loss):
+    """Mean (or summed) squared error.
+
+    >>> import chainrule as cr
+    >>> MSELoss()(cr.tensor([1.0, 3.0]), cr.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.mse_loss(input, target, self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean (or summed) absolute error.
+
+    >>> import chainrule as cr
+    >>> L1Loss(reduction="sum")(cr.tensor([1.0, -3.0]), cr.tensor([0.0, 0.0]))
+    tensor(4.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, self.reduction)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, linear above it (`functional.huber_loss`).
+
+    >>> import chainrule as cr
+    >>> HuberLoss(delta=2.0)(cr.tensor([3.0]), cr.tensor([0.0]))
+    tensor(4.)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, self.reduction, self.delta)
+
+
+class SmoothL1Loss(_Loss):
+    """Huber loss divided by ``beta`` (`functional.smooth_l1_loss`).
+
+    >>> import chainrule as cr
+    >>> SmoothL1Loss(beta=2.0)(cr.tensor([3.0]), cr.tensor([0.0]))
+    tensor(2.)
+    """
+
+    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)

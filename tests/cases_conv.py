@@ -1,0 +1,126 @@
+"""Cases for chainrule/ops/conv.py: the unfold and fold rows, and the convolution and pooling
+functions composed from them. Shapes stay small: gradgradcheck perturbs every element."""
+
+from cases import Case
+from hypothesis import strategies as st
+from strategies import distinct
+
+import chainrule
+from chainrule.ops import conv
+
+
+def functional(lib):
+    """Where each library keeps these functions: chainrule.ops.conv, torch.nn.functional."""
+    return conv if lib is chainrule else lib.nn.functional
+
+
+def conv_shapes(spatial=2, groups=1, spans=(1, 3), padding=0, bias=True, batched=True):
+    """(input, weight[, bias]) shapes for a convolution: 1-2 channels per group, kernels of
+    ``spans`` sizes, inputs at least as large as a kernel spans after ``padding``."""
+    kernels = st.tuples(*[st.integers(*spans)] * spatial)
+    extras = st.tuples(*[st.integers(0, 2)] * spatial)
+
+    def build(drawn):
+        n, in_per_group, out_per_group, kernel, extra = drawn
+        sizes = tuple(max(k - 2 * padding, 1) + e for k, e in zip(kernel, extra))
+        lead = (n, in_per_group * groups) if batched else (in_per_group * groups,)
+        out_channels = out_per_group * groups
+        shapes = ((*lead, *sizes), (out_channels, in_per_group, *kernel))
+        return shapes + ((out_channels,),) if bias else shapes
+
+    return st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2), kernels,
+                     extras).map(build)  # fmt: skip
+
+
+def image_shapes(min_side=1, max_side=4, batched=True):
+    """One (N, C, H, W) shape, or (C, H, W) when not ``batched``."""
+    sides = st.integers(min_side, max_side)
+    lead = st.tuples(*[st.integers(1, 2)] * (2 if batched else 1))
+    return st.tuples(lead, sides, sides).map(lambda d: ((*d[0], d[1], d[2]),))
+
+
+def dilated_shapes():
+    """conv2d shapes for stride 2, padding 1, dilation 2, 2 groups: kernels 1-2 wide."""
+
+    def build(drawn):
+        n, in_per_group, out_per_group, (kh, kw), (eh, ew) = drawn
+        sizes = (max(2 * kh - 1 - 2, 1) + eh, max(2 * kw - 1 - 2, 1) + ew)
+        return ((n, 2 * in_per_group, *sizes), (2 * out_per_group, in_per_group, kh, kw),
+                (2 * out_per_group,))  # fmt: skip
+
+    pair = st.tuples(st.integers(1, 2), st.integers(1, 2))
+    return st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2), pair,
+                     st.tuples(st.integers(0, 2), st.integers(0, 2))).map(build)  # fmt: skip
+
+
+def fold_shapes():
+    """(N, C*kH*kW, L) columns for fold to (3, 4) with a (2, 2) kernel, dilation (1, 2),
+    padding 1 and stride (2, 1): 2 x 4 windows."""
+    return st.tuples(st.integers(1, 2), st.integers(1, 2)).map(lambda d: ((d[0], 4 * d[1], 8),))
+
+
+CASES = {
+    "unfold": Case(
+        lambda lib, x: functional(lib).unfold(x, (2, 2), dilation=(1, 2), padding=1, stride=(2, 1)),
+        image_shapes(),
+        needs_lib=True,
+    ),
+    "fold": Case(
+        lambda lib, x: functional(lib).fold(
+            x, (3, 4), (2, 2), dilation=(1, 2), padding=1, stride=(2, 1)
+        ),
+        fold_shapes(),
+        needs_lib=True,
+    ),
+    "conv2d": Case(
+        lambda lib, x, w, b: functional(lib).conv2d(x, w, b), conv_shapes(), needs_lib=True
+    ),
+    "conv2d[strided_dilated_grouped]": Case(
+        lambda lib, x, w, b: functional(lib).conv2d(
+            x, w, b, stride=2, padding=1, dilation=2, groups=2
+        ),
+        dilated_shapes(),
+        needs_lib=True,
+    ),
+    "conv2d[same_unbatched]": Case(
+        lambda lib, x, w: functional(lib).conv2d(x, w, padding="same"),
+        conv_shapes(bias=False, batched=False),
+        needs_lib=True,
+    ),
+    "conv1d": Case(
+        lambda lib, x, w, b: functional(lib).conv1d(x, w, b, stride=2, padding=1, groups=2),
+        conv_shapes(spatial=1, groups=2, padding=1),
+        needs_lib=True,
+    ),
+    "max_pool2d": Case(
+        lambda lib, x: functional(lib).max_pool2d(x, 2, stride=1, padding=1),
+        image_shapes(),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "max_pool2d[ceil_dilated_unbatched]": Case(
+        lambda lib, x: functional(lib).max_pool2d(
+            x, (3, 2), stride=2, padding=1, dilation=(1, 2), ceil_mode=True
+        ),
+        image_shapes(min_side=3, max_side=5, batched=False),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "avg_pool2d": Case(
+        lambda lib, x: functional(lib).avg_pool2d(x, 2, stride=1),
+        image_shapes(min_side=2),
+        needs_lib=True,
+    ),
+    "avg_pool2d[ceil_exclude_pad]": Case(
+        lambda lib, x: functional(lib).avg_pool2d(
+            x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False
+        ),
+        image_shapes(min_side=2, max_side=5),
+        needs_lib=True,
+    ),
+    "adaptive_avg_pool2d": Case(
+        lambda lib, x: functional(lib).adaptive_avg_pool2d(x, (2, 3)),
+        image_shapes(),
+        needs_lib=True,
+    ),
+}
