@@ -40,3 +40,42 @@ def dot_program():
             pytest.fail("Graphviz's dot is required in CI: apt-get install graphviz")
         pytest.skip("Graphviz's dot program is not installed (apt-get install graphviz)")
     return path
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """A headless Chromium driven by Playwright (the system browser, never a download):
+    skipped when either is absent, but a failure when CI=true."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        sync_api = importlib.import_module("playwright.sync_api")
+    except ImportError:
+        sync_api = None
+    if sync_api is None or path is None:
+        if sync_api is None:
+            missing = "the playwright package (pip install playwright)"
+        else:
+            missing = "the chromium browser (apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"browser tests need {missing} in CI")
+        pytest.skip(f"{missing} is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def mpirun():
+    """MPI's launcher (next to this Python first: pip's mpich puts it there) with mpi4py:
+    skipped when either is absent, but a failure when CI=true."""
+    import importlib.util
+    import sys
+
+    here = os.path.dirname(sys.executable)
+    path = shutil.which("mpirun", path=here + os.pathsep + os.environ.get("PATH", ""))
+    if path is None or importlib.util.find_spec("mpi4py") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("mpirun and mpi4py are required in CI: pip install -e .[mpi]")
+        pytest.skip("mpirun or mpi4py is not installed (pip install -e .[mpi])")
+    return path

@@ -4,14 +4,15 @@
 reverse mode on NumPy arrays; `gradcheck` compares either with finite differences.
 """
 
-from . import autograd, data, func, nn, ops, optim
+from . import autograd, data, distributed, func, nn, ops, optim
 from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .checkpoint import checkpoint, checkpoint_sequential
 from .counting import count_ops
 from .dual import Dual, derivative, forward_gradient
+from .dual import Dual as DualNumber  # the teaching material's name for Dual
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
 from .function import LINEAR, Function, Op, elementwise
-from .gradcheck import Report, gradcheck, gradgradcheck
+from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_check
 from .io import SerializationError, load, save
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .scalar_nn import MLP, Layer, Neuron
@@ -43,7 +44,7 @@ from .tensor import (
     zeros,
     zeros_like,
 )
-from .value import Value
+from .value import Scalar, Value
 from .viz import draw_graph, trace
 
 __version__ = "0.1.0"
@@ -57,6 +58,7 @@ __all__ = [
     "full", "full_like", "gradcheck", "int16", "int32", "int64", "int8", "is_grad_enabled",
     "linspace", "manual_seed", "no_grad", "ones", "ones_like", "ops", "rand", "randint", "randn",
     "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace", "data",
-    "nn", "optim", "save", "load", "SerializationError",
+    "nn", "optim", "save", "load", "SerializationError", "distributed", "Scalar", "DualNumber",
+    "numerical_gradient_check",
 ]  # fmt: skip
 __all__ += ops.__all__

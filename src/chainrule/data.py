@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,10 +24,15 @@ def _check_count(value: Any, name: str, op: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def _check_noise(noise: float, op: str) -> float:
-    if not noise >= 0:
-        raise DomainError(f"{op}: noise must be >= 0, got {noise!r}")
+def _check_noise(noise: float, op: str, name: str = "noise") -> float:
+    if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not 0 <= noise < math.inf:
+        raise DomainError(f"{op}: {name} must be a finite number >= 0, got {noise!r}")
     return float(noise)
+
+
+def _rng(seed: int, op: str) -> np.random.Generator:
+    """A NumPy generator seeded by ``seed`` (an int >= 0: NumPy's own error names no op)."""
+    return np.random.default_rng(_check_count(seed, "seed", op, minimum=0))
 
 
 def _as_tensors(X: np.ndarray, y: np.ndarray) -> tuple[Tensor, Tensor]:
@@ -51,7 +56,7 @@ def make_xor(n: int = 4, noise: float = 0.0, seed: int = 0) -> tuple[Tensor, Ten
     """
     n = _check_count(n, "n", "make_xor")
     noise = _check_noise(noise, "make_xor")
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, "make_xor")
     corners = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
     which = _balanced_labels(n, 4)
     if n > 4:
@@ -95,9 +100,8 @@ def make_blobs(
                 f"make_blobs: centers must have shape (classes, features), got "
                 f"{fmt_shape(points.shape)}"
             )
-    if not cluster_std >= 0:
-        raise DomainError(f"make_blobs: cluster_std must be >= 0, got {cluster_std!r}")
-    rng = np.random.default_rng(seed)
+    cluster_std = _check_noise(cluster_std, "make_blobs", "cluster_std")
+    rng = _rng(seed, "make_blobs")
     y = rng.permutation(_balanced_labels(n_samples, len(points)))
     X = points[y] + cluster_std * rng.standard_normal((n_samples, points.shape[1]))
     return _as_tensors(X, y)
@@ -112,7 +116,7 @@ def make_moons(n_samples: int = 200, noise: float = 0.1, seed: int = 0) -> tuple
     """
     n_samples = _check_count(n_samples, "n_samples", "make_moons", minimum=2)
     noise = _check_noise(noise, "make_moons")
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, "make_moons")
     n_outer = n_samples // 2
     n_inner = n_samples - n_outer
     t_outer, t_inner = np.linspace(0, np.pi, n_outer), np.linspace(0, np.pi, n_inner)
@@ -142,7 +146,7 @@ def make_spirals(
     n_samples = _check_count(n_samples, "n_samples", "make_spirals")
     n_arms = _check_count(n_arms, "n_arms", "make_spirals")
     noise = _check_noise(noise, "make_spirals")
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, "make_spirals")
     y = _balanced_labels(n_samples, n_arms)
     # Position along the arm, 0 at the centre to 1 at the tip, for each sample of its arm.
     counts = np.bincount(y, minlength=n_arms)
@@ -266,7 +270,7 @@ def random_split(
         raise DomainError(
             f"random_split: lengths {lengths} sum to {sum(counts)}, but the dataset has {n} samples"
         )
-    rng = default_generator() if seed is None else np.random.default_rng(seed)
+    rng = default_generator() if seed is None else _rng(seed, "random_split")
     order = rng.permutation(n)
     ends = np.cumsum(counts)
     return [Subset(dataset, order[end - k : end]) for k, end in zip(counts, ends)]
@@ -281,6 +285,8 @@ def default_collate(samples: list) -> Any:
     [tensor([[0., 0.],
             [1., 1.]]), tensor([1, 0])]
     """
+    if not samples:
+        raise DomainError("default_collate: got no samples; a batch needs at least one")
     first = samples[0]
     if isinstance(first, (Tensor, np.ndarray)):
         arrays = [s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]
@@ -291,10 +297,10 @@ def default_collate(samples: list) -> Any:
                 f"{sorted(fmt_shape(s) for s in shapes)}; pad them or pass collate_fn="
             )
         return Tensor._make(np.stack(arrays))
+    if isinstance(first, str):  # before numbers: np.str_ is also an np.generic
+        return list(samples)
     if isinstance(first, (numbers.Number, np.generic)) and not isinstance(first, complex):
         return Tensor._make(np.array(samples))
-    if isinstance(first, str):
-        return list(samples)
     if isinstance(first, Mapping):
         return {key: default_collate([s[key] for s in samples]) for key in first}
     if isinstance(first, (tuple, list)):
@@ -324,6 +330,8 @@ class DataLoader:
     drawn from a generator seeded by ``seed`` (or chainrule's generator when it is None), so
     runs are reproducible. ``drop_last`` skips a final smaller batch. A `TensorDataset` (or a
     Subset of one) is batched by indexing its arrays once per batch, without a Python loop.
+    A ``sampler`` (an iterable of indices with a length, such as
+    `chainrule.distributed.DistributedSampler`) chooses the indices instead of ``shuffle``.
 
     >>> import chainrule
     >>> ds = TensorDataset(chainrule.arange(10).float(), chainrule.arange(10))
@@ -340,11 +348,15 @@ class DataLoader:
         drop_last: bool = False,
         seed: int | None = None,
         collate_fn: Callable[[list], Any] | None = None,
+        sampler: Iterable[int] | None = None,
     ) -> None:
         if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool):
             raise DomainError(f"DataLoader: batch_size must be a positive int, got {batch_size!r}")
         if batch_size <= 0:
             raise DomainError(f"DataLoader: batch_size must be a positive int, got {batch_size}")
+        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise DTypeError(f"DataLoader: {name} must be a bool, got {flag!r}")
         if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise DTypeError(
                 f"DataLoader: the dataset must have __len__ and __getitem__, got "
@@ -355,13 +367,21 @@ class DataLoader:
         self.shuffle = shuffle
         self.drop_last = drop_last
         self.collate_fn = collate_fn
-        self._rng = None if seed is None else np.random.default_rng(seed)
+        if sampler is not None and shuffle:
+            raise DomainError(
+                "DataLoader: sampler and shuffle=True cannot be combined; the sampler chooses "
+                "the order (DistributedSampler shuffles by itself)"
+            )
+        self.sampler = sampler
+        self._rng = None if seed is None else _rng(seed, "DataLoader")
 
     def __len__(self) -> int:
-        n = len(self.dataset)
+        n = len(self.dataset) if self.sampler is None else len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def _order(self) -> np.ndarray:
+        if self.sampler is not None:
+            return np.fromiter(self.sampler, dtype=np.int64)
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
