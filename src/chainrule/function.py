@@ -168,8 +168,17 @@ class ElementwiseJVP:
         return total
 
 
+#: Set by `chainrule.batching` while vmap runs a function on batched tensors: it runs an op
+#: with a batched argument through the op's batching rule (None otherwise: one check per op).
+batch_hook: Callable | None = None
+
+
 def apply_op(op: Op, args: Sequence, params: dict) -> Tensor:
     """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node."""
+    if batch_hook is not None:
+        batched = batch_hook(op, args, params)
+        if batched is not None:
+            return batched
     arrays = []
     needs_grad = False
     for arg in args:
@@ -346,6 +355,8 @@ class Function(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the op on Tensors and record it in the graph; returns a Tensor (or a tuple)."""
+        if batch_hook is not None:
+            batch_hook(cls, args, kwargs)  # no batching rule: vmap loops over examples
         node = cls()
         arrays = [arg.data if isinstance(arg, Tensor) else arg for arg in args]
         outputs = node.forward(*arrays, **kwargs)
