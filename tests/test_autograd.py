@@ -373,3 +373,24 @@ def test_training_like_loop_does_not_grow_memory():
     growth = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(first, "filename"))
     tracemalloc.stop()
     assert growth < 200_000, f"memory grew by {growth} bytes over 1000 steps"
+
+
+def test_grad_mode_is_per_thread():
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    def evaluate_without_grad():
+        with chainrule.no_grad():
+            started.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=evaluate_without_grad)
+    thread.start()
+    started.wait(5)
+    x = chainrule.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()  # recorded: the other thread's no_grad is its own
+    release.set()
+    thread.join()
+    y.backward()
+    assert x.grad.tolist() == [2.0, 4.0]

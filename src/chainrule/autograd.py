@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 
@@ -21,10 +22,12 @@ from .errors import GraphError, ShapeError, fmt_shape
 ARRAY_TYPES = (np.ndarray, np.generic)
 
 
-class _State:
-    """Engine-wide switches: gradient recording, forward-mode tangents, anomaly checks."""
+class _State(threading.local):
+    """Engine switches: gradient recording, forward-mode tangents, anomaly checks.
 
-    __slots__ = ("grad_enabled", "forward_ad", "anomaly")
+    Each thread has its own (as in PyTorch), so ``no_grad`` in one thread, such as a server's
+    evaluation, cannot stop another thread's training from recording its graph.
+    """
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -32,7 +35,7 @@ class _State:
         self.anomaly = False
 
 
-#: The one instance of the engine switches; ops read ``state.grad_enabled`` on every call.
+#: The engine switches (per thread); ops read ``state.grad_enabled`` on every call.
 state = _State()
 
 
