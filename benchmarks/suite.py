@@ -1,0 +1,302 @@
+"""The benchmark harness: implementations of a workload, the agreement check, interleaved timing.
+
+A `Workload` lists its `Impl`s; `run_workload` builds each, checks that all agree with the
+floor's values and gradients, then times them interleaved and returns one `Row` each. The
+workloads themselves live in `benchmarks.workloads`; printing and files in `benchmarks.report`.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: What a step returns: the values and gradients that every implementation must agree on.
+Result = Sequence[np.ndarray | float]
+
+
+class Unavailable(Exception):
+    """Raised by ``Impl.build`` when chainrule lacks a feature the workload needs."""
+
+
+@dataclass
+class Impl:
+    """One implementation of a workload.
+
+    ``build()`` imports what it needs and returns ``step``, a callable taking no argument
+    that does one unit of work and returns its `Result`; or a pair ``(prepare, step)`` where
+    ``prepare()`` runs untimed before each call and ``step`` takes what it returns (W6 times
+    the backward pass alone). ``module`` names the peer library: when it does not import,
+    the row says missing and how to install it. ``torch_threads`` is set before each sample.
+    """
+
+    name: str
+    build: Callable[[], Callable | tuple[Callable, Callable]]
+    module: str | None = None
+    pip: str | None = None
+    torch_threads: int | None = None
+
+
+@dataclass
+class Target:
+    """One of the issue's targets: ``impl``'s value at most ``at_most`` times ``versus``'s
+    (or at most ``at_most`` in the workload's unit when ``versus`` is None), and its results
+    in ``dtype`` when one is given."""
+
+    text: str
+    at_most: float | None = None
+    versus: str | None = None
+    dtype: str | None = None
+    impl: str = "chainrule"
+
+
+@dataclass
+class Workload:
+    """A unit of work, its implementations, and how to report it.
+
+    ``factor`` turns seconds per call into the unit (1e6 / 1000 gives µs per op for a
+    1,000-op chain). The first implementation is the floor every ratio divides by and the
+    reference the others must agree with, within ``rtol * max|reference| + atol`` per array.
+    ``metric="memory"`` reports peak traced MiB instead of time.
+    """
+
+    key: str
+    title: str
+    unit: str
+    factor: float
+    impls: list[Impl]
+    rtol: float = 1e-9
+    atol: float = 1e-12
+    repeats: int = 7
+    min_time: float = 0.05
+    targets: list[Target] = field(default_factory=list)
+    metric: str = "time"
+
+    @property
+    def floor(self) -> str:
+        """The name of the floor implementation (the first one)."""
+        return self.impls[0].name
+
+
+@dataclass
+class Row:
+    """One line of the table: an implementation of a workload and what it measured."""
+
+    workload: str
+    title: str
+    impl: str
+    status: str
+    value: float | None = None
+    unit: str = ""
+    ratio: float | None = None
+    dtype: str = ""
+    torch_threads: int | None = None
+    samples: int = 0
+
+
+def _root(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _as_arrays(result: Result) -> list[np.ndarray]:
+    return [np.array(r, copy=True) for r in result]
+
+
+def _call(step) -> Result:
+    if isinstance(step, tuple):
+        prepare, run = step
+        return run(prepare())
+    return step()
+
+
+#: PyTorch's thread count before the harness first changed it, put back after each workload.
+_torch_threads_before: list[int] = []
+
+
+def _set_threads(impl: Impl) -> None:
+    torch = sys.modules.get("torch")
+    if impl.torch_threads is not None and torch is not None:
+        if not _torch_threads_before:
+            _torch_threads_before.append(torch.get_num_threads())
+        torch.set_num_threads(impl.torch_threads)
+
+
+def mismatch(result: list[np.ndarray], reference: list[np.ndarray], rtol: float, atol: float):
+    """None when ``result`` agrees with ``reference``; else a few words saying how it differs."""
+    if len(result) != len(reference):
+        return f"returned {len(result)} arrays, expected {len(reference)}"
+    for i, (a, b) in enumerate(zip(result, reference)):
+        if a.shape != b.shape:
+            return f"array {i} has shape {a.shape}, expected {b.shape}"
+        scale = float(np.max(np.abs(b))) if b.size else 0.0
+        error = float(np.max(np.abs(a.astype(np.float64) - b))) if b.size else 0.0
+        if not error <= rtol * scale + atol:  # also catches NaN
+            return f"array {i} off by {error:.2g} (largest reference entry {scale:.2g})"
+    return None
+
+
+def _build(impl: Impl):
+    """(step, first result, status): the status is "ok" or why the row has no number."""
+    try:
+        step = impl.build()  # imports the peer, so threads are set after it
+        _set_threads(impl)
+        return step, _as_arrays(_call(step)), "ok"
+    except ModuleNotFoundError as exc:
+        if impl.module is None or exc.name is None or _root(exc.name) != _root(impl.module):
+            return None, None, f"failed: {type(exc).__name__}: {exc}"
+        return None, None, f"missing (pip install {impl.pip or impl.module})"
+    except Unavailable as exc:
+        return None, None, str(exc)
+    except Exception as exc:  # a peer that cannot do the workload is a result, not a crash
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        return None, None, f"failed: {type(exc).__name__}: {message}"[:120]
+
+
+def _time_calls(step, number: int) -> float:
+    """Seconds per call, over ``number`` calls (prepare, if any, untimed)."""
+    gc.collect()
+    if isinstance(step, tuple):
+        prepare, run = step
+        total = 0.0
+        for _ in range(number):
+            arg = prepare()
+            start = time.perf_counter()
+            run(arg)
+            total += time.perf_counter() - start
+        return total / number
+    start = time.perf_counter()
+    for _ in range(number):
+        step()
+    return (time.perf_counter() - start) / number
+
+
+def _peak_mib(step) -> float:
+    """Peak traced memory of one call, in MiB (prepare, if any, untraced)."""
+    gc.collect()
+    arg = step[0]() if isinstance(step, tuple) else None
+    tracemalloc.start()
+    try:
+        if isinstance(step, tuple):
+            step[1](arg)
+        else:
+            step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak / 2**20
+
+
+def run_workload(workload: Workload, quick: bool = False) -> list[Row]:
+    """Build, check and measure every implementation; one Row each, floor first.
+
+    PyTorch's thread count is put back afterwards, so a test run leaves it as it was.
+    """
+    try:
+        return _run_workload(workload, quick)
+    finally:
+        if _torch_threads_before:
+            sys.modules["torch"].set_num_threads(_torch_threads_before.pop())
+
+
+def _run_workload(workload: Workload, quick: bool) -> list[Row]:
+    rows, steps = [], {}
+    reference = None
+    for impl in workload.impls:
+        step, result, status = _build(impl)
+        if status == "ok":
+            if reference is None:
+                reference = result
+            else:
+                why = mismatch(result, reference, workload.rtol, workload.atol)
+                if why:
+                    status = f"disagrees: {why}"
+        if status == "ok":
+            steps[impl.name] = step
+        dtypes = sorted({str(r.dtype) for r in result}) if result else []
+        rows.append(
+            Row(
+                workload.key,
+                workload.title,
+                impl.name,
+                status,
+                unit=workload.unit,
+                dtype="/".join(dtypes),
+                torch_threads=impl.torch_threads,
+            )
+        )
+    if workload.floor not in steps:
+        raise RuntimeError(f"{workload.key}: the floor {workload.floor!r} failed: {rows[0].status}")
+
+    impls = [impl for impl in workload.impls if impl.name in steps]
+    repeats = 1 if quick else workload.repeats
+    samples: dict[str, list[float]] = {impl.name: [] for impl in impls}
+    if workload.metric == "memory":
+        for impl in impls:
+            samples[impl.name] = [_peak_mib(steps[impl.name]) for _ in range(repeats)]
+    else:
+        numbers = {
+            impl.name: _calibrate(steps[impl.name], impl, quick, workload.min_time)
+            for impl in impls
+        }
+        for r in range(repeats):
+            # Interleaved, and each round starts with a different one: drift in the machine's
+            # load spreads over every implementation instead of landing on one.
+            for impl in impls[r % len(impls) :] + impls[: r % len(impls)]:
+                _set_threads(impl)
+                samples[impl.name].append(_time_calls(steps[impl.name], numbers[impl.name]))
+
+    factor = 1.0 if workload.metric == "memory" else workload.factor
+    floor_value = float(np.median(samples[workload.floor])) * factor
+    for row in rows:
+        if row.impl in samples:
+            row.value = float(np.median(samples[row.impl])) * factor
+            row.ratio = row.value / floor_value
+            row.samples = len(samples[row.impl])
+    return rows
+
+
+def _calibrate(step, impl: Impl, quick: bool, min_time: float) -> int:
+    """Calls per sample so that one sample lasts at least ``min_time`` (one when quick)."""
+    if quick or isinstance(step, tuple):
+        return 1
+    _set_threads(impl)
+    once = _time_calls(step, 1)
+    return max(1, min(10_000, math.ceil(min_time / max(once, 1e-9))))
+
+
+def check_targets(workload: Workload, rows: list[Row]) -> list[dict]:
+    """Each target of ``workload`` with the measured ratio (or value) and met/missed/n/a."""
+    by_name = {row.impl: row for row in rows if row.workload == workload.key}
+    checked = []
+    for target in workload.targets:
+        row = by_name.get(target.impl)
+        other = by_name.get(target.versus) if target.versus else None
+        measured, verdict = None, "n/a"
+        if row is not None and row.value is not None:
+            if target.dtype is not None:
+                verdict = "met" if row.dtype == target.dtype else f"missed ({row.dtype})"
+            elif target.versus is None:
+                measured = row.value
+            elif other is not None and other.value is not None:
+                measured = row.value / other.value
+            if measured is not None:
+                verdict = "met" if measured <= target.at_most else "missed"
+        if row is not None and row.value is None:
+            verdict = f"n/a ({row.status})"
+        elif target.versus and (other is None or other.value is None):
+            verdict = f"n/a ({target.versus}: {other.status if other else 'absent'})"
+        checked.append(
+            {
+                "workload": workload.key,
+                "target": target.text,
+                "measured": measured,
+                "verdict": verdict,
+            }
+        )
+    return checked

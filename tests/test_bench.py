@@ -1,0 +1,139 @@
+"""The benchmark suite in --quick mode: its table, the agreement check, missing peers, files.
+
+Nothing here times anything: the targets live in the printed ratios. The peers (autograd,
+mygrad, micrograd) may be absent; their rows then say missing, which these tests accept.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    """The `benchmarks` package from the repository root (it is not installed)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    import benchmarks.cli
+    import benchmarks.suite
+    import benchmarks.workloads
+
+    return benchmarks
+
+
+def _workload(bench, key: str):
+    (workload,) = bench.workloads.select(bench.workloads.all_workloads(quick=True), key)
+    return workload
+
+
+def _ok_or_missing(status: str) -> bool:
+    return status == "ok" or status.startswith("missing (pip install ")
+
+
+def test_quick_run_has_a_row_per_workload_and_implementation(bench, tmp_path, capsys):
+    assert bench.cli.main(["--quick", "--only", "W1,W2", "--out", str(tmp_path), "--plot"]) == 0
+    printed = capsys.readouterr().out
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    expected = [(key, impl.name) for key in ("W1", "W2") for impl in _workload(bench, key).impls]
+    assert [(r["workload"], r["impl"]) for r in data["rows"]] == expected
+    for row in data["rows"]:
+        assert _ok_or_missing(row["status"]), row
+        assert (row["value"] is not None) == (row["status"] == "ok")
+        assert row["impl"] in printed
+    floors = [r for r in data["rows"] if r["impl"] in ("pure Python", "numpy")]
+    assert [r["ratio"] for r in floors] == [1.0, 1.0]
+    assert data["meta"]["quick"] is True and "blas" in data["meta"]
+    assert {t["workload"] for t in data["targets"]} == {"W1", "W2"}
+    markdown = (tmp_path / "results.md").read_text(encoding="utf-8")
+    body = [line for line in markdown.splitlines()
+            if line.startswith("|") and not line.startswith(("| workload", "|---"))]  # fmt: skip
+    assert len(body) == len(expected) + len(data["targets"])
+    assert "| workload | implementation |" in markdown
+    assert (tmp_path / "ratios.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_agreement_check_rejects_a_wrong_implementation(bench):
+    workload = _workload(bench, "W2")
+    floor = workload.impls[0]
+
+    def wrong():
+        step = floor.build()
+        loss, grads = step()
+        return lambda: (loss, grads * 1.001)  # gradients 0.1% off
+
+    workload.impls = [floor, workload.impls[1], bench.suite.Impl("wrong", wrong)]
+    rows = bench.suite.run_workload(workload, quick=True)
+    assert [r.impl for r in rows] == ["numpy", "chainrule", "wrong"]
+    assert rows[1].status == "ok"
+    assert rows[2].status.startswith("disagrees: array 1 off by")
+    assert rows[2].value is None and rows[2].ratio is None
+
+
+def test_mismatch_names_the_array_and_catches_nan(bench):
+    mismatch = bench.suite.mismatch
+    reference = [np.array(1.0), np.array([1.0, 2.0])]
+    assert mismatch([np.array(1.0), np.array([1.0, 2.0 + 1e-12])], reference, 1e-9, 0) is None
+    assert mismatch([np.array(1.0), np.array([1.0, np.nan])], reference, 1e-9, 0).startswith(
+        "array 1 off by"
+    )
+    assert "shape (3,)" in mismatch([np.array(1.0), np.zeros(3)], reference, 1e-9, 0)
+
+
+def test_missing_peer_is_reported_missing(bench, monkeypatch, capsys):
+    for name in ("micrograd", "micrograd.engine"):
+        monkeypatch.setitem(sys.modules, name, None)  # makes `import micrograd` fail
+    workload = _workload(bench, "W1")
+    rows = bench.suite.run_workload(workload, quick=True)
+    micrograd = next(r for r in rows if r.impl == "micrograd")
+    assert micrograd.status == "missing (pip install micrograd)"
+    assert micrograd.value is None
+    (target,) = bench.suite.check_targets(workload, rows)
+    assert target["verdict"].startswith("n/a (micrograd: missing")
+    meta = {
+        "date": "today",
+        "machine": "m",
+        "cpus": 1,
+        "blas": "b",
+        "torch_threads": "1",
+        "command": "c",
+        "quick": True,
+        **dict.fromkeys(
+            ("python", "numpy", "chainrule", "torch", "autograd", "mygrad", "micrograd"), "0"
+        ),
+    }
+    assert "missing (pip install micrograd)" in bench.report.text(rows, [target], meta)
+
+
+def test_unavailable_feature_and_failing_peer_are_rows_not_crashes(bench):
+    def needs_conv():
+        raise bench.suite.Unavailable("needs conv2d")
+
+    def crashes():
+        raise RecursionError("maximum recursion depth exceeded")
+
+    workload = _workload(bench, "W1")
+    workload.impls = [
+        workload.impls[0],
+        bench.suite.Impl("chainrule", needs_conv),
+        bench.suite.Impl("peer", crashes, module="peer"),
+    ]
+    rows = bench.suite.run_workload(workload, quick=True)
+    assert [r.status for r in rows] == [
+        "ok",
+        "needs conv2d",
+        "failed: RecursionError: maximum recursion depth exceeded",
+    ]
+
+
+def test_only_names_the_workloads_when_a_key_is_unknown(bench, capsys):
+    assert bench.cli.main(["--quick", "--only", "W99"]) == 2
+    assert "no workload W99; choose from W1, W2" in capsys.readouterr().err
+
+
+def test_every_issue_workload_is_in_the_suite(bench):
+    keys = [w.key for w in bench.workloads.all_workloads(quick=True)]
+    assert keys == ["W1", "W2", "W3", "W4", "W5", "W6a", "W6b", "W7", "W8"]
