@@ -3,6 +3,9 @@
 import subprocess
 import sys
 
+import pytest
+
+import chainrule
 from chainrule.apps.cli import main
 
 
@@ -24,8 +27,52 @@ def test_python_dash_m_runs_the_command():
 
 
 def test_unknown_demo_is_a_usage_error(capsys):
-    try:
+    with pytest.raises(SystemExit) as exit:
         main(["train", "nope"])
-    except SystemExit as exit:
-        assert exit.code == 2
+    assert exit.value.code == 2
     assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_train_moons_quiet_writes_a_png_and_prints_only_the_accuracy(tmp_path, capsys):
+    path = tmp_path / "out.png"
+    assert main(["train", "moons", "--plot", str(path), "--quiet"]) == 0
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 0
+    out = capsys.readouterr().out
+    assert "training accuracy 100.0%" in out and f"wrote {path}" in out
+    assert "step" not in out and "parameters" not in out
+
+
+def test_train_save_writes_the_models_state_dict(tmp_path, capsys):
+    path = tmp_path / "moons.safetensors"
+    assert main(["train", "moons", "--steps", "20", "--seed", "3", "--save", str(path)]) == 0
+    assert f"wrote {path}" in capsys.readouterr().out
+    state = chainrule.load(path)
+    assert list(state) == ["0.weight", "0.bias", "2.weight", "2.bias", "4.weight", "4.bias"]
+    assert state["0.weight"].shape == (16, 2) and state["4.weight"].shape == (2, 16)
+
+
+def test_digits_counts_epochs_and_the_others_count_steps(capsys):
+    assert main(["train", "digits", "--epochs", "1", "--quiet"]) == 0
+    assert "held-out accuracy" in capsys.readouterr().out
+    for argv, message in [
+        (["train", "digits", "--steps", "5"], "--steps does not apply to the digits demo; it "
+         "counts --epochs"),
+        (["train", "moons", "--epochs", "5"], "--epochs does not apply to the moons demo; it "
+         "counts --steps"),
+        (["train", "xor", "--distributed"], "--distributed applies to moons, spirals, digits, "
+         "not xor"),
+    ]:  # fmt: skip
+        with pytest.raises(SystemExit) as exit:
+            main(argv)
+        assert exit.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_missing_extra_is_an_error_message_not_a_traceback(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(SystemExit) as exit:
+        main(["train", "spirals", "--plot", str(tmp_path / "spirals.png")])
+    assert exit.value.code == 1
+    err = capsys.readouterr().err
+    assert "chainrule train: --plot needs matplotlib: pip install chainrule[demo]" in err

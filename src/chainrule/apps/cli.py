@@ -1,4 +1,5 @@
-"""The ``chainrule`` console command: ``chainrule train NAME`` runs a training demo."""
+"""The ``chainrule`` console command: ``chainrule train NAME`` runs a training demo,
+``chainrule serve`` opens the live web page."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from collections.abc import Sequence
 
 from . import demos
 
-DEMOS = {"xor": demos.train_xor}
+DEMOS = {
+    "xor": demos.train_xor,
+    "blobs": demos.train_blobs,
+    "moons": demos.train_moons,
+    "spirals": demos.train_spirals,
+    "digits": demos.train_digits,
+}
+EPOCH_DEMOS = ("digits",)  # minibatch demos count epochs; the others count full-batch steps
+DISTRIBUTED_DEMOS = ("moons", "spirals", "digits")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,8 +27,25 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     train = commands.add_parser("train", help="train a demo model and show its gradients")
     train.add_argument("name", choices=sorted(DEMOS), help="which demo to train")
-    train.add_argument("--steps", type=int, default=None, help="training steps")
+    train.add_argument("--steps", type=int, default=None, help="training steps (not digits)")
+    train.add_argument("--epochs", type=int, default=None, help="training epochs (digits)")
     train.add_argument("--seed", type=int, default=0, help="random seed")
+    train.add_argument(
+        "--quiet", action="store_true", help="no progress bar or loss lines, only final metrics"
+    )
+    train.add_argument("--plot", metavar="FILE.png", help="write the loss curve (and boundary)")
+    train.add_argument("--save", metavar="FILE.safetensors", help="write the trained weights")
+    train.add_argument(
+        "--distributed", action="store_true",
+        help="moons, spirals, digits: split each batch over MPI ranks (mpirun -n N chainrule ...)",
+    )  # fmt: skip
+    train.add_argument(
+        "--engine", choices=("tensor", "scalar"), default=None,
+        help="blobs only: train on Tensors (default) or on scalar Values, timed against Tensors",
+    )  # fmt: skip
+    serve = commands.add_parser("serve", help="open the live web page: graphs, gradients, training")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
+    serve.add_argument("--port", type=int, default=8000, help="port (0 picks a free one)")
     return parser
 
 
@@ -30,8 +56,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    options = {"seed": args.seed}
-    if args.steps is not None:
-        options["steps"] = args.steps
-    DEMOS[args.name](**options)
+    if args.command == "serve":
+        from .web.server import serve  # the standard library's http.server, loaded on demand
+
+        return serve(args.host, args.port)
+    options = {"seed": args.seed, "quiet": args.quiet, "plot": args.plot, "save": args.save}
+    unit, other = ("epochs", "steps") if args.name in EPOCH_DEMOS else ("steps", "epochs")
+    if getattr(args, other) is not None:
+        parser.error(f"--{other} does not apply to the {args.name} demo; it counts --{unit}")
+    if getattr(args, unit) is not None:
+        options[unit] = getattr(args, unit)
+    if args.distributed:
+        if args.name not in DISTRIBUTED_DEMOS:
+            parser.error(
+                f"--distributed applies to {', '.join(DISTRIBUTED_DEMOS)}, not {args.name}"
+            )
+        options["distributed"] = True
+    if args.engine is not None:
+        if args.name != "blobs":
+            parser.error(f"--engine applies to the blobs demo only, not {args.name}")
+        options["engine"] = args.engine
+    try:
+        DEMOS[args.name](**options)
+    except ImportError as error:  # a missing optional library; the message names the extra
+        if args.distributed:
+            raise  # chainrule.distributed's excepthook then stops every rank, not just this one
+        parser.exit(1, f"chainrule train: {error}\n")
     return 0
