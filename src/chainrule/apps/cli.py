@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="open the live web page: graphs, gradients, training")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (0 picks a free one)")
+    from .milestones import MILESTONES
+
+    history = commands.add_parser("milestones", help="retrace 1958-2017, perceptron to attention")
+    history.add_argument("name", nargs="?", choices=list(MILESTONES), help="one (default: all)")
+    history.add_argument("--quick", action="store_true", help="shorter runs, lower bars")
+    history.add_argument("--plot-dir", metavar="DIR", help="write each figure to DIR/NAME.png")
     return parser
 
 
@@ -55,6 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
+        return 0
+    if args.command == "milestones":
+        from .milestones import run
+
+        try:
+            run([args.name] if args.name else None, quick=args.quick, plot_dir=args.plot_dir)
+        except ImportError as error:  # tqdm or matplotlib; the message names the extra
+            parser.exit(1, f"chainrule milestones: {error}\n")
         return 0
     if args.command == "serve":
         from .web.server import serve  # the standard library's http.server, loaded on demand

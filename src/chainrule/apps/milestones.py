@@ -120,10 +120,15 @@ def perceptron_1958(
         right.bar(range(1, len(mistakes_per_epoch) + 1), mistakes_per_epoch)
         right.set(xlabel="epoch", ylabel="mistakes (= updates)", title="mistakes per epoch")
         _save(figure, plot)
-    return {"train_accuracy": accuracy, "epochs": len(mistakes_per_epoch),
-            "updates": sum(mistakes_per_epoch), "mistakes_per_epoch": mistakes_per_epoch,
-            "weights": weights.tolist(), "bias": bias,
-            "seconds": time.perf_counter() - start}  # fmt: skip
+    return {
+        "train_accuracy": accuracy,
+        "epochs": len(mistakes_per_epoch),
+        "updates": sum(mistakes_per_epoch),
+        "mistakes_per_epoch": mistakes_per_epoch,
+        "weights": weights.tolist(),
+        "bias": bias,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 # 1986: backpropagation (Rumelhart, Hinton and Williams).
@@ -166,8 +171,13 @@ def backprop_1986(
         right.semilogy(losses)
         right.set(xlabel="step", ylabel="mean squared error", title="loss")
         _save(figure, plot)
-    return {"train_accuracy": accuracy, "final_loss": losses[-1], "outputs": outputs.tolist(),
-            "losses": losses, "seconds": time.perf_counter() - start}  # fmt: skip
+    return {
+        "train_accuracy": accuracy,
+        "final_loss": losses[-1],
+        "outputs": outputs.tolist(),
+        "losses": losses,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 # 1998: convolution (LeCun, Bottou, Bengio and Haffner).
@@ -177,8 +187,8 @@ def lenet(channels: tuple[int, int] = (16, 32)) -> nn.Sequential:
     """A LeNet-style CNN for 8x8 images: two conv-relu-pool stages, then a 2-layer MLP."""
     c1, c2 = channels
     return nn.Sequential(
-        nn.Conv2d(1, c1, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),  # 16 x 4 x 4
-        nn.Conv2d(c1, c2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),  # 32 x 2 x 2
+        nn.Conv2d(1, c1, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),   # c1 x 4 x 4
+        nn.Conv2d(c1, c2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),  # c2 x 2 x 2
         nn.Flatten(), nn.Linear(4 * c2, 64), nn.ReLU(), nn.Linear(64, 10),
     )  # fmt: skip
 
@@ -230,17 +240,25 @@ def convolution_1998(
         twin.legend(loc="right", fontsize=8, bbox_to_anchor=(1.0, 0.35))
         wrong = np.flatnonzero(predictions != y_test.data)[:8]
         right.set_axis_off()
-        right.set_title(f"{len(np.flatnonzero(predictions != y_test.data))} held-out mistakes "
-                        "(true → predicted)", fontsize=10)  # fmt: skip
+        right.set_title(
+            f"{len(np.flatnonzero(predictions != y_test.data))} held-out mistakes "
+            "(true → predicted)",
+            fontsize=10,
+        )
         for k, i in enumerate(wrong):
             inset = right.inset_axes((0.25 * (k % 4), 0.5 - 0.5 * (k // 4), 0.23, 0.45))
             inset.imshow(X_test.data[i, 0], cmap="gray_r")
             inset.set_title(f"{y_test.data[i]} → {predictions[i]}", fontsize=9)
             inset.set_axis_off()
         _save(figure, plot)
-    return {"test_accuracy": accuracies[-1], "accuracies": accuracies, "losses": losses,
-            "epochs": epochs, "parameters": sum(p.numel() for p in model.parameters()),
-            "seconds": time.perf_counter() - start}  # fmt: skip
+    return {
+        "test_accuracy": accuracies[-1],
+        "accuracies": accuracies,
+        "losses": losses,
+        "epochs": epochs,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "seconds": time.perf_counter() - start,
+    }
 
 
 # 2017: attention (Vaswani et al.).
@@ -339,8 +357,11 @@ def attention_2017(
     if plot is not None:
         figure, (left, right) = _figure(2)
         left.semilogy(losses, lw=0.8)
-        left.set(xlabel="step", ylabel="cross entropy", title=f"sorting: {exact_match:.1%} "
-                 "exact match held out")  # fmt: skip
+        left.set(
+            xlabel="step",
+            ylabel="cross entropy",
+            title=f"sorting: {exact_match:.1%} exact match held out",
+        )
         example = held_out[:1]
         tokens = np.concatenate([example, [[SEP]], np.sort(example)[:, :-1]], axis=1)
         with no_grad():
@@ -352,10 +373,15 @@ def attention_2017(
         right.set_yticks(range(len(names)), names)
         right.set(xlabel="attends to", ylabel="position", title="last block's attention")
         _save(figure, plot)
-    return {"exact_match": exact_match, "held_out": len(held_out), "steps": steps,
-            "final_loss": losses[-1], "losses": losses,
-            "parameters": sum(p.numel() for p in model.parameters()),
-            "seconds": time.perf_counter() - start}  # fmt: skip
+    return {
+        "exact_match": exact_match,
+        "held_out": len(held_out),
+        "steps": steps,
+        "final_loss": losses[-1],
+        "losses": losses,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "seconds": time.perf_counter() - start,
+    }
 
 
 MILESTONES: dict[str, Callable[..., dict]] = {
@@ -394,6 +420,8 @@ def run(
         plot = None if plot_dir is None else Path(plot_dir) / f"{name}.png"
         results[name] = metrics = fn(quick=quick, plot=plot, quiet=quiet)
         key, target = TARGETS[name]
-        log(f"{fn.__name__}: {key} {metrics[key]:.2%} (full-run target {target:.0%}), "
-            f"{metrics['seconds']:.1f} s" + (f", figure {plot}" if plot else ""))  # fmt: skip
+        log(
+            f"{fn.__name__}: {key} {metrics[key]:.2%} (full-run target {target:.0%}), "
+            f"{metrics['seconds']:.1f} s" + (f", figure {plot}" if plot else "")
+        )
     return results
