@@ -1,5 +1,6 @@
 """The ``chainrule`` console command: ``chainrule train NAME`` runs a training demo,
-``chainrule serve`` opens the live web page."""
+``chainrule milestones`` retraces the history of neural networks, ``chainrule serve`` opens the
+live web page."""
 
 from __future__ import annotations
 
