@@ -59,7 +59,46 @@ def fold_shapes():
     return st.tuples(st.integers(1, 2), st.integers(1, 2)).map(lambda d: ((d[0], 4 * d[1], 8),))
 
 
+def tiles_torch(x, kernel_size):
+    """PyTorch's spelling of the tiles row: crop to whole tiles, then reshape and permute."""
+    (kh, kw), (n, c, h, w) = kernel_size, x.shape
+    grid = x[:, :, : h // kh * kh, : w // kw * kw].reshape(n, c, h // kh, kh, w // kw, kw)
+    return grid.permute(3, 5, 0, 1, 2, 4).reshape(kh * kw, n, c, h // kh, w // kw)
+
+
+def untiles_size(slabs_shape):
+    """An (N, C, H, W) output for untiles with a (2, 1) kernel: one row past the tiles."""
+    _, n, c, oh, ow = slabs_shape
+    return (n, c, 2 * oh + 1, ow)
+
+
+def untiles_torch(t, kernel_size, output_size):
+    """PyTorch's spelling of the untiles row: tiles back in place, zeros after them."""
+    import torch
+
+    (kh, kw), (_, n, c, oh, ow) = kernel_size, t.shape
+    image = t.reshape(kh, kw, n, c, oh, ow).permute(2, 3, 4, 0, 5, 1).reshape(n, c, oh * kh, -1)
+    h, w = output_size[2:]
+    return torch.nn.functional.pad(image, (0, w - ow * kw, 0, h - oh * kh))
+
+
+def slab_shapes():
+    """(kH*kW, N, C, oH, oW) slabs for untiles with a (2, 1) kernel."""
+    sides = st.integers(1, 2)
+    return st.tuples(sides, sides, sides, sides).map(lambda d: ((2, *d),))
+
+
 CASES = {
+    "tiles": Case(
+        lambda x: conv.tiles_row(x, kernel_size=(2, 1)),
+        image_shapes(min_side=2, max_side=5),
+        torch_fn=lambda x: tiles_torch(x, (2, 1)),
+    ),
+    "untiles": Case(
+        lambda t: conv.untiles_row(t, kernel_size=(2, 1), output_size=untiles_size(t.shape)),
+        slab_shapes(),
+        torch_fn=lambda t: untiles_torch(t, (2, 1), untiles_size(t.shape)),
+    ),
     "unfold": Case(
         lambda lib, x: functional(lib).unfold(x, (2, 2), dilation=(1, 2), padding=1, stride=(2, 1)),
         image_shapes(),
@@ -95,6 +134,12 @@ CASES = {
     "max_pool2d": Case(
         lambda lib, x: functional(lib).max_pool2d(x, 2, stride=1, padding=1),
         image_shapes(),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "max_pool2d[tiles]": Case(  # stride = kernel: windows tile the input (odd sides crop)
+        lambda lib, x: functional(lib).max_pool2d(x, (2, 1)),
+        image_shapes(min_side=2, max_side=5),
         domain=(distinct(),),
         needs_lib=True,
     ),

@@ -4,6 +4,8 @@ from cases import Case
 from hypothesis import strategies as st
 from strategies import broadcastable
 
+from chainrule.ops import linalg
+
 sizes = st.integers(1, 4)
 
 
@@ -59,6 +61,16 @@ CASES = {
     "matmul[batched]": Case(lambda x, y: x.matmul(y), matmul_shapes(batched=True)),
     "matmul[vector]": Case(lambda x, y: x @ y, matmul_shapes(batched=True, vectors=True)),
     "matmul[self]": Case(lambda x: x @ x.mT, matmul_shapes().map(lambda s: s[:1])),
+    "matmul_add": Case(
+        lambda x, y, z: linalg.matmul_add_row(x, y, z),
+        from_sizes("bij", "jk", "bik"),
+        torch_fn=lambda x, y, z: x @ y + z,
+    ),
+    "matmul_add[broadcast]": Case(
+        lambda x, y, z: linalg.matmul_add_row(x, y, z),
+        from_sizes("ij", "bjk", "ik"),
+        torch_fn=lambda x, y, z: x @ y + z,
+    ),
     "dot": Case(lambda x, y: x.dot(y), from_sizes("i", "i")),
     "outer": Case(lambda x, y: x.outer(y), from_sizes("i", "j")),
     "einsum": einsum_case("ij,jk->ik", "ij", "jk"),

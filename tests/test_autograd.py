@@ -25,6 +25,23 @@ def test_leaf_grad_accumulates_across_backward_calls():
     np.testing.assert_array_equal(x.grad.data, [6.0, 6.0])
 
 
+def test_grad_from_one_backward_is_not_changed_by_the_next():
+    # Within one backward the engine adds into the .grad it made; a .grad the user already
+    # holds is never written into.
+    x = leaf([1.0, 2.0])
+    (x * x * x + x).sum().backward()
+    first = x.grad
+    (x * 3 + x).sum().backward()
+    np.testing.assert_array_equal(first.data, [4.0, 13.0])
+    np.testing.assert_array_equal(x.grad.data, [8.0, 17.0])
+
+
+def test_backward_takes_an_array_as_the_gradient_of_one_output():
+    x = leaf([1.0, 2.0])
+    (x * 3).backward(np.array([1.0, 10.0]))
+    np.testing.assert_array_equal(x.grad.data, [3.0, 30.0])
+
+
 def test_grad_is_a_tensor_with_the_leaf_dtype():
     x = leaf([1.0, 2.0], np.float32)
     (x * 2.5).sum().backward()

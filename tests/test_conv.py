@@ -189,6 +189,18 @@ def test_max_pool2d_gives_tied_gradient_to_the_first_maximum_as_pytorch(torch):
     assert ones.grad.data.ravel().tolist() == [1.0, 0.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("stride", [None, 1])  # windows that tile the input, and overlapping
+def test_max_pool2d_passes_nan_on_with_its_gradient_as_pytorch(stride, torch):
+    x = RNG.standard_normal((1, 2, 4, 4))
+    x[0, 0, 1, 0] = x[0, 1, 2, 3] = np.nan
+    _compare(
+        lambda x: conv.max_pool2d(x, 2, stride),
+        lambda x: torch.nn.functional.max_pool2d(x, 2, stride),
+        [x],
+        torch,
+    )
+
+
 def test_max_pool2d_takes_unbatched_input_and_returns_unbatched_indices(torch):
     x = RNG.standard_normal((3, 5, 4))
     out, indices = conv.max_pool2d(chainrule.tensor(x), 2, padding=1, return_indices=True)

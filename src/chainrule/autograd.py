@@ -8,6 +8,8 @@ rows and the `Function` API that create nodes live in `chainrule.function`.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import os
 import threading
 import traceback
@@ -54,17 +56,26 @@ class VersionCounter:
         self.last_op = op
 
 
+#: Numbers nodes in the order they are made (itertools.count is atomic under the GIL).
+_sequence = itertools.count()
+
+
 class Node:
     """A recorded op in the graph: where each input's gradient goes, and what it produced.
 
     ``edges[i]`` is None (input i needs no gradient), a leaf Tensor, or ``(node, index)``
     for an input produced by another node. ``out_meta`` holds each output's shape and dtype;
     ``versions`` pairs each saved input's version counter with its value when saved.
+    ``sequence`` numbers nodes in the order they were made, so a node's is larger than those
+    of the nodes that made its inputs (backward runs nodes from the largest down).
     """
 
-    __slots__ = ("edges", "out_meta", "versions", "hooks", "retained", "trace", "__weakref__")
+    __slots__ = (
+        "edges", "out_meta", "versions", "sequence", "hooks", "retained", "trace", "__weakref__"
+    )  # fmt: skip
 
     def __init__(self, edges: tuple, out_meta: tuple, versions: tuple) -> None:
+        self.sequence = next(_sequence)
         self.edges = edges
         self.out_meta = out_meta
         self.versions = versions
@@ -232,8 +243,12 @@ def run_backward(
 
     With ``inputs`` None, gradients accumulate into the ``.grad`` of leaves (``backward``);
     otherwise they are returned, one per input, and no ``.grad`` changes (``grad``).
+
+    Nodes run newest first. A node is always created after the nodes of its inputs, so when
+    the newest waiting node runs, every gradient it will receive has arrived: a heap of
+    waiting nodes, ordered by ``sequence``, stands in for a topological sort, and each node
+    is visited once.
     """
-    from .tensor import Tensor
 
     def as_tensor(g):
         return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
@@ -246,52 +261,69 @@ def run_backward(
             capture.setdefault(key, []).append(i)
         captured = [None] * len(inputs)
 
+    # The .grad Tensors this backward created: nobody else has them yet, so later gradients
+    # for the same leaf are added into them in place (without create_graph).
+    made: dict[Tensor, Tensor] = {}
+
     def deliver_to_leaf(leaf, g) -> None:
         if inputs is not None:
             for i in capture.get(id(leaf), ()):
                 captured[i] = _add(captured[i], g)
             return
-        for hook in leaf._hooks or ():
-            result = hook(as_tensor(g))
-            if result is not None:
-                g = result if create_graph else result.data
-        if leaf.grad is None:
+        if leaf._hooks:
+            for hook in leaf._hooks:
+                result = hook(as_tensor(g))
+                if result is not None:
+                    g = result if create_graph else result.data
+        grad = leaf.grad
+        if create_graph:
+            leaf.grad = g if grad is None else grad + g
+        elif grad is None:
             # A copy: g may be shared with other leaves or be a read-only broadcast view.
-            leaf.grad = g if create_graph else Tensor._make(np.array(g))
+            leaf.grad = made[leaf] = Tensor._make(np.array(g))
+        elif made.get(leaf) is grad:
+            grad.data += g
         else:
-            leaf.grad = leaf.grad + g if create_graph else Tensor._make(leaf.grad.data + g)
+            leaf.grad = made[leaf] = Tensor._make(np.asarray(grad.data + g))
 
-    grads: dict[Node, list] = {}
+    grads: dict[Node, list] = {}  # per waiting node, the gradient of each output so far
+    waiting: list[tuple[int, Node]] = []  # a heap of (-sequence, node): newest first
+
+    def receive(node: Node, index: int, g) -> None:
+        slot = grads.get(node)
+        if slot is None:
+            slot = grads[node] = [None] * len(node.out_meta)
+            heapq.heappush(waiting, (-node.sequence, node))
+        slot[index] = g if slot[index] is None else slot[index] + g
+
     for out, seed in zip(outputs, seeds):
         if out.grad_fn is None:
             deliver_to_leaf(out, seed)
-            continue
-        slot = grads.setdefault(out.grad_fn, [None] * len(out.grad_fn.out_meta))
-        slot[out._output_nr] = _add(slot[out._output_nr], seed)
+        else:
+            receive(out.grad_fn, out._output_nr, seed)
 
+    counter = counting.active
+    anomaly = state.anomaly
     previous_mode = state.grad_enabled
     state.grad_enabled = create_graph
     try:
-        for node in topological_order(list(grads)):
-            out_grads = grads.pop(node, None)
-            if out_grads is None:
-                continue
-            for i, g in enumerate(out_grads):
-                if g is None:
-                    shape, dtype = node.out_meta[i]
-                    zeros = np.zeros(shape, dtype)
-                    out_grads[i] = as_tensor(zeros) if create_graph else zeros
+        while waiting:
+            node = heapq.heappop(waiting)[1]
+            out_grads = grads.pop(node)
+            if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
+                _fill_missing(node, out_grads, create_graph)
             if node.hooks or node.retained:
                 _run_node_hooks(node, out_grads, create_graph, as_tensor)
             if inputs is not None:
                 for i, g in enumerate(out_grads):
                     for j in capture.get((node, i), ()):
                         captured[j] = _add(captured[j], g)
-            node.check_versions()
+            if node.versions:
+                node.check_versions()
             in_grads = node._backward(out_grads, create_graph)
-            if counting.active is not None:
+            if counter is not None:
                 _count_backward(node, in_grads)
-            if state.anomaly:
+            if anomaly:
                 _check_finite(node, in_grads)
             if not retain_graph:
                 node.release()
@@ -301,18 +333,28 @@ def run_backward(
                 if type(edge) is tuple:
                     parent, index = edge
                     shape, dtype = parent.out_meta[index]
-                    g = _fit(g, shape, dtype, node)
-                    slot = grads.get(parent)
-                    if slot is None:
-                        slot = grads[parent] = [None] * len(parent.out_meta)
-                    slot[index] = g if slot[index] is None else slot[index] + g
+                    if g.shape != shape or g.dtype != dtype:
+                        g = _fit(g, shape, dtype, node)
+                    receive(parent, index, g)
                 else:
-                    deliver_to_leaf(edge, _fit(g, edge.data.shape, edge.data.dtype, node))
+                    data = edge.data
+                    if g.shape != data.shape or g.dtype != data.dtype:
+                        g = _fit(g, data.shape, data.dtype, node)
+                    deliver_to_leaf(edge, g)
     finally:
         state.grad_enabled = previous_mode
     if inputs is None:
         return None
     return [None if g is None else as_tensor(g) for g in captured]
+
+
+def _fill_missing(node: Node, out_grads: list, create_graph: bool) -> None:
+    """Zeros for the outputs of ``node`` that no gradient reached."""
+    for i, g in enumerate(out_grads):
+        if g is None:
+            shape, dtype = node.out_meta[i]
+            zeros = np.zeros(shape, dtype)
+            out_grads[i] = Tensor._make(zeros) if create_graph else zeros
 
 
 def _run_node_hooks(node: Node, out_grads: list, create_graph: bool, as_tensor) -> None:
@@ -345,8 +387,10 @@ def sum_to_shape(g, shape: tuple, op: str = "sum_to_shape"):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
     )
-    if axes:
-        g = g.sum(axes, keepdims=True) if isinstance(g, ARRAY_TYPES) else g.sum(axes, True)
+    if axes and isinstance(g, ARRAY_TYPES):
+        g = np.add.reduce(g, axes, keepdims=True)  # ndarray.sum without its Python wrapper
+    elif axes:
+        g = g.sum(axes, True)
     if lead:
         g = g.reshape(shape)
     if g.shape != shape:
@@ -402,13 +446,14 @@ def grad(
     >>> float(dx), float(d2x)
     (27.0, 18.0)
     """
-    from .tensor import Tensor
-
     single_input = isinstance(inputs, Tensor)
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if single_input else list(inputs)
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs] * len(outputs)
+    if isinstance(outputs, Tensor):  # one output: its gradient may be an array too
+        outputs, grad_outputs = [outputs], [grad_outputs]
+    else:
+        outputs = list(outputs)
+        if grad_outputs is None or isinstance(grad_outputs, Tensor):
+            grad_outputs = [grad_outputs] * len(outputs)
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise GraphError(f"grad: input {i} does not require grad")
@@ -427,8 +472,6 @@ def grad(
 
 def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
     """The starting gradient for ``output``: ones for a scalar, else the checked ``gradient``."""
-    from .tensor import Tensor
-
     if not isinstance(output, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(output).__name__}")
     if not output.requires_grad:
@@ -458,11 +501,12 @@ def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) -> None:
     """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (PyTorch's form)."""
-    from .tensor import Tensor
-
-    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
-    if grad_tensors is None or isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors] * len(tensors)
+    if isinstance(tensors, Tensor):  # one output: its gradient may be an array too
+        tensors, grad_tensors = [tensors], [grad_tensors]
+    else:
+        tensors = list(tensors)
+        if grad_tensors is None or isinstance(grad_tensors, Tensor):
+            grad_tensors = [grad_tensors] * len(tensors)
     seeds = [seed_gradient(t, g, create_graph) for t, g in zip(tensors, grad_tensors)]
     if retain_graph is None:
         retain_graph = create_graph
@@ -481,3 +525,5 @@ __all__ = [
     "set_grad_enabled",
     "state",
 ]
+
+from .tensor import Tensor  # noqa: E402  (tensor.py imports this module, so this comes last)

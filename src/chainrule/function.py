@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -26,14 +27,59 @@ LINEAR = "linear"
 class Rule:
     """A VJP or JVP function with the names of what it asks for, resolved once."""
 
-    __slots__ = ("fn", "names")
+    __slots__ = ("fn", "names", "fetch")
 
     def __init__(self, fn: Callable) -> None:
         self.fn = fn
         self.names = tuple(inspect.signature(fn).parameters)
+        self.fetch = _fetcher(self.names)
 
     def __call__(self, env: dict):
-        return self.fn(*[env[name] for name in self.names])
+        return self.fn(*self.fetch(env))
+
+
+def _fetcher(names: tuple[str, ...]) -> Callable[[dict], tuple]:
+    """A function from a node's dict of saved values to a rule's arguments, in order.
+
+    ``itemgetter`` reads them all in one C call; it returns a bare value for one name, so
+    rules of zero or one argument get a small function instead.
+    """
+    if len(names) > 1:
+        return itemgetter(*names)
+    if names:
+        (name,) = names
+        return lambda env: (env[name],)
+    return lambda env: ()
+
+
+class Scaled(Rule):
+    """The VJP of one input of an elementwise op: ``g * partial``, where ``partial`` is the
+    local derivative ∂out/∂input and asks by name for what it needs (``x``, ``y``, ``out``)."""
+
+    __slots__ = ()
+
+    def __init__(self, partial: Callable) -> None:
+        super().__init__(partial)
+        self.names = ("g", *self.names)  # what a node saves for it: the partial's arguments
+
+    def __call__(self, env: dict):
+        return env["g"] * self.fn(*self.fetch(env))
+
+
+class NodePlan:
+    """What a node of one op does when a given set of its inputs needs gradients, worked out
+    once per op and set: ``vjps`` (the rule for each input, None for one that gets no
+    gradient), the inputs it saves (index, name), the input shapes it saves (index,
+    ``x_shape``), and whether it saves ``out``."""
+
+    __slots__ = ("vjps", "inputs", "shapes", "out")
+
+    def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool) -> None:
+        self.vjps, self.inputs, self.shapes, self.out = vjps, inputs, shapes, out
+
+
+def _as_rule(fn: Callable | Rule | None) -> Rule | None:
+    return fn if fn is None or isinstance(fn, Rule) else Rule(fn)
 
 
 class Op:
@@ -65,28 +111,25 @@ class Op:
         self.forward = forward
         n_inputs = len(vjp) if vjp else len(inspect.signature(forward).parameters)
         self.inputs = tuple(inputs or ("x", "y", "z")[:n_inputs])
-        self.vjp = tuple(Rule(fn) if fn else None for fn in vjp) if vjp else None
-        self.jvp = jvp if jvp in (None, LINEAR) else tuple(Rule(fn) if fn else None for fn in jvp)
+        self.vjp = tuple(_as_rule(fn) for fn in vjp) if vjp else None
+        self.jvp = jvp if jvp in (None, LINEAR) else tuple(_as_rule(fn) for fn in jvp)
         self.view = view
         self.check = check
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
-        self._saving: dict[tuple[bool, ...], tuple] = {}
+        self._plans: dict[int, NodePlan] = {}
 
-    def saving(self, needs_grad: tuple[bool, ...]) -> tuple:
-        """What a node saves when the inputs flagged in ``needs_grad`` get gradients:
-        (indices of saved inputs, indices of saved input shapes, whether ``out`` is saved).
-        Only the VJPs that will run count, so ``x * 3`` saves 3 but not x."""
-        plan = self._saving.get(needs_grad)
+    def plan(self, needs_grad: int) -> NodePlan:
+        """The plan of a node whose inputs flagged in ``needs_grad`` (bit i for input i) get
+        gradients. Only the VJPs that will run count, so ``x * 3`` saves 3 but not x."""
+        plan = self._plans.get(needs_grad)
         if plan is None:
-            asked = {
-                name
-                for rule, wanted in zip(self.vjp, needs_grad)
-                if rule and wanted
-                for name in rule.names
-            }
-            plan = self._saving[needs_grad] = (
-                tuple(i for i, n in enumerate(self.inputs) if n in asked),
-                tuple(i for i, n in enumerate(self.inputs) if f"{n}_shape" in asked),
+            vjps = tuple(rule if needs_grad >> i & 1 else None for i, rule in enumerate(self.vjp))
+            asked = {name for rule in vjps if rule for name in rule.names}
+            named = list(enumerate(self.inputs))
+            plan = self._plans[needs_grad] = NodePlan(
+                vjps,
+                tuple((i, n) for i, n in named if n in asked),
+                tuple((i, f"{n}_shape") for i, n in named if f"{n}_shape" in asked),
                 "out" in asked,
             )
         return plan
@@ -98,26 +141,17 @@ class Op:
         return f"Op({self.name!r})"
 
 
-def _scaled(partial: Callable | float) -> Callable:
+def _scaled(partial: Callable | float) -> Rule:
     """The VJP g * partial for an elementwise op; constants 1 and -1 pass g through."""
     if partial == 1:
-        return lambda g: g
+        return Rule(lambda g: g)
     if partial == -1:
-        return lambda g: -g
+        return Rule(lambda g: -g)
     if not callable(partial):
         if partial == 0:
-            return lambda g: g * 0
+            return Rule(lambda g: g * 0)
         raise TypeError(f"elementwise: a constant partial must be 0, 1 or -1, got {partial}")
-    names = tuple(inspect.signature(partial).parameters)
-    local = Rule(partial)
-
-    def vjp(g, *values):
-        return g * local(dict(zip(names, values)))
-
-    vjp.__signature__ = inspect.Signature(
-        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("g", *names)]
-    )
-    return vjp
+    return Scaled(partial)
 
 
 def _tangent_term(partial: Callable | float, input_name: str) -> Callable:
@@ -182,9 +216,10 @@ def apply_op(op: Op, args: Sequence, params: dict) -> Tensor:
     arrays = []
     needs_grad = False
     for arg in args:
-        if type(arg) is Tensor or isinstance(arg, Tensor):
+        if isinstance(arg, Tensor):
             arrays.append(arg.data)
-            needs_grad = needs_grad or arg.requires_grad
+            if arg.requires_grad:
+                needs_grad = True
         else:
             arrays.append(arg)
     if op.check is not None:
@@ -195,12 +230,12 @@ def apply_op(op: Op, args: Sequence, params: dict) -> Tensor:
         raise _explain(op, arrays, exc) from None
     if not isinstance(out, np.ndarray):
         out = np.asarray(out)
-    result = Tensor._make(out)
+    node = None
+    if needs_grad and op.vjp is not None and state.grad_enabled and out.dtype.kind in "fc":
+        node = OpNode(op, args, arrays, params, out)
+    result = Tensor._make(out, node)
     if op.view:
         result._version_counter = args[0]._version_counter
-    if needs_grad and op.vjp is not None and state.grad_enabled and out.dtype.kind in "fc":
-        result.requires_grad = True
-        result.grad_fn = OpNode(op, args, arrays, params, out)
     if state.forward_ad and op.vjp is not None:
         _propagate_tangent(op, args, arrays, params, result)
     if counting.active is not None:
@@ -229,33 +264,58 @@ def _edge(tensor: Tensor):
     return (tensor.grad_fn, tensor._output_nr)
 
 
-class OpNode(Node):
-    """The graph node an Op row leaves behind: its edges and exactly what its rules asked for."""
+_OUT_META: dict[tuple, tuple] = {}
 
-    __slots__ = ("op", "saved", "saved_inputs", "saves_out")
+
+def _out_meta(out: np.ndarray) -> tuple:
+    """``((shape, dtype),)`` for a node with one output ``out``, made once per shape and dtype
+    and shared: a graph holds thousands, and fewer objects means less work for Python's
+    cyclic garbage collector."""
+    key = (out.shape, out.dtype)
+    meta = _OUT_META.get(key)
+    if meta is None:
+        meta = _OUT_META[key] = (key,)
+    return meta
+
+
+class OpNode(Node):
+    """The graph node an Op row leaves behind: its edges and exactly what its rules asked for.
+
+    ``saved`` maps each name a VJP that will run asks for (inputs, ``x_shape``, ``out``, op
+    parameters) to its value; `Rule` reads its arguments from it by name.
+    """
+
+    __slots__ = ("op", "saved", "plan")
 
     def __init__(self, op: Op, args: Sequence, arrays: Sequence, params: dict, out) -> None:
-        edges = tuple(
-            _edge(arg) if isinstance(arg, Tensor) and arg.requires_grad else None for arg in args
-        )
-        saved_inputs, saved_shapes, saves_out = op.saving(tuple(e is not None for e in edges))
+        edges = []
+        needs_grad = 0  # bit i set: input i gets a gradient
+        bit = 1
+        for arg in args:
+            if isinstance(arg, Tensor) and arg.requires_grad:
+                parent = arg.grad_fn
+                edges.append(arg if parent is None else (parent, arg._output_nr))
+                needs_grad |= bit
+            else:
+                edges.append(None)
+            bit <<= 1
+        plan = op._plans.get(needs_grad) or op.plan(needs_grad)
         saved = dict(params) if params else {}
         versions = []
-        names = op.inputs
-        for i in saved_inputs:
-            saved[names[i]] = arrays[i]
+        for i, name in plan.inputs:
+            saved[name] = arrays[i]
             arg = args[i]
             if isinstance(arg, Tensor):
-                versions.append((arg._version_counter, arg._version_counter.value))
-        for i in saved_shapes:
-            saved[names[i] + "_shape"] = np.shape(arrays[i])
-        if saves_out:
+                counter = arg._version_counter
+                versions.append((counter, counter.value))
+        for i, name in plan.shapes:
+            saved[name] = np.shape(arrays[i])
+        if plan.out:
             saved["out"] = out
-        super().__init__(edges, ((out.shape, out.dtype),), tuple(versions))
+        Node.__init__(self, tuple(edges), _out_meta(out), tuple(versions))
         self.op = op
         self.saved = saved
-        self.saved_inputs = saved_inputs
-        self.saves_out = saves_out
+        self.plan = plan
 
     @property
     def name(self) -> str:
@@ -272,26 +332,23 @@ class OpNode(Node):
             )
         env = self._as_tensors() if create_graph else dict(self.saved)
         env["g"] = grads[0]
-        return [
-            None if (edge is None or rule is None) else rule(env)
-            for edge, rule in zip(self.edges, self.op.vjp)
-        ]
+        return [None if rule is None else rule(env) for rule in self.plan.vjps]
 
     def _as_tensors(self) -> dict:
         """The saved values as Tensors connected to the graph, so rules record ops."""
         env = dict(self.saved)
-        for i in self.saved_inputs:
-            name, edge = self.op.inputs[i], self.edges[i]
+        for i, name in self.plan.inputs:
+            edge = self.edges[i]
             if isinstance(edge, Tensor):
                 env[name] = edge
             elif edge is not None:
                 env[name] = Tensor._make(env[name], grad_fn=edge[0], output_nr=edge[1])
-        if self.saves_out:
+        if self.plan.out:
             env["out"] = Tensor._make(env["out"], grad_fn=self, output_nr=0)
         return env
 
     def release(self) -> None:
-        if self.saved_inputs or self.saves_out:
+        if self.plan.inputs or self.plan.out:
             self.saved = None
 
 

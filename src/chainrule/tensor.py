@@ -74,7 +74,7 @@ class Tensor:
         "requires_grad",
         "grad_fn",
         "_output_nr",
-        "_version_counter",
+        "_counter",
         "_hooks",
         "_tangent",
         "__weakref__",
@@ -88,7 +88,7 @@ class Tensor:
         self.requires_grad = False
         self.grad_fn = None
         self._output_nr = 0
-        self._version_counter = VersionCounter()
+        self._counter: VersionCounter | None = None
         self._hooks: list | None = None
         self._tangent = None
         if requires_grad:
@@ -103,7 +103,7 @@ class Tensor:
         t.requires_grad = grad_fn is not None
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._version_counter = VersionCounter()
+        t._counter = None
         t._hooks = None
         t._tangent = None
         return t
@@ -138,6 +138,18 @@ class Tensor:
     @property
     def _version(self) -> int:
         return self._version_counter.value
+
+    @property
+    def _version_counter(self) -> VersionCounter:
+        """Counts in-place changes to this tensor's memory; shared with its views. Made on
+        first use: most tensors are never saved for backward, viewed or changed in place."""
+        if self._counter is None:
+            self._counter = VersionCounter()
+        return self._counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter: VersionCounter) -> None:
+        self._counter = counter
 
     def size(self, dim: int | None = None):
         """The shape, or the size of dimension ``dim``."""

@@ -3,12 +3,14 @@
 Two rows do the sliding-window work: ``unfold`` (im2col: each window of an input, as a column)
 and ``fold`` (col2im: columns added back into place). Each is the other's VJP and both are
 linear, so convolution (unfold, then a matmul with the weights) and pooling (unfold, then max or
-sum over each window) are composed from rows and can be differentiated again. Modules live in
-`chainrule.nn.conv`.
+sum over each window) are composed from rows and can be differentiated again. ``tiles`` and
+``untiles`` are the cheaper pair for max pooling's usual windows, which tile the input. Modules
+live in `chainrule.nn.conv`.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -18,10 +20,10 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..function import LINEAR, Op
 from ..tensor import Tensor
-from .linalg import matmul
-from .reduce import max as max_over
+from .linalg import matmul, matmul_add_row, matmul_row
+from .reduce import max_row
 from .reduce import sum as sum_over
-from .shape import _call, pad, reshape, unsqueeze
+from .shape import _call, pad, permute, reshape, unsqueeze
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "max_pool2d"]
 
@@ -67,6 +69,34 @@ def _fold(cols, output_size, kernel_size, dilation, padding, stride):
     return np.ascontiguousarray(out[:, :, top : top + h, left : left + w])
 
 
+def _tile_grid(x, kernel_size):
+    """A view of the whole kH x kW tiles of an (N, C, H, W) array as (N, C, oH, kH, oW, kW)."""
+    (kh, kw), (n, c, h, w) = kernel_size, x.shape
+    return x[:, :, : h // kh * kh, : w // kw * kw].reshape(n, c, h // kh, kh, w // kw, kw)
+
+
+def _tiles(x, kernel_size):
+    """(N, C, H, W) -> (kH*kW, N, C, H // kH, W // kW): slab a*kW + b holds element (a, b) of
+    every kH x kW tile; rows and columns past the last whole tile are left out."""
+    (kh, kw), grid = kernel_size, _tile_grid(x, kernel_size)
+    out = np.empty((kh * kw, *grid.shape[:3], grid.shape[4]), x.dtype)
+    for a in range(kh):
+        for b in range(kw):
+            out[a * kw + b] = grid[:, :, :, a, :, b]
+    return out
+
+
+def _untiles(t, kernel_size, output_size):
+    """The adjoint of `_tiles`: each slab written back over its tiles, in zeros of
+    ``output_size``."""
+    out = np.zeros(output_size, t.dtype)
+    (kh, kw), grid = kernel_size, _tile_grid(out, kernel_size)  # a view: out is contiguous
+    for a in range(kh):
+        for b in range(kw):
+            grid[:, :, :, a, :, b] = t[a * kw + b]
+    return out
+
+
 # fmt: off
 unfold_row = Op("unfold", _unfold, jvp=LINEAR,
                 vjp=(lambda g, x_shape, kernel_size, dilation, padding, stride:
@@ -76,6 +106,13 @@ fold_row = Op("fold", _fold, jvp=LINEAR,
               vjp=(lambda g, kernel_size, dilation, padding, stride:
                    _call(unfold_row, g, kernel_size=kernel_size, dilation=dilation,
                          padding=padding, stride=stride),))
+# Windows that tile the input (pooling's default, stride = kernel) as slabs, window position
+# first: one slab copy per position, where unfold's columns plus a permute cost a transpose.
+tiles_row = Op("tiles", _tiles, jvp=LINEAR,
+               vjp=(lambda g, x_shape, kernel_size:
+                    _call(untiles_row, g, kernel_size=kernel_size, output_size=x_shape),))
+untiles_row = Op("untiles", _untiles, jvp=LINEAR,
+                 vjp=(lambda g, kernel_size: _call(tiles_row, g, kernel_size=kernel_size),))
 # fmt: on
 
 
@@ -214,12 +251,13 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
     # Group g multiplies its (out_channels/groups, K) kernels by its (K, L) columns, where
     # K = in_channels/groups * kH * kW; the matmul broadcasts over the batch.
     k = group_channels * kernel[0] * kernel[1]
-    cols = reshape(cols, (n, groups, k, int(np.prod(out_sizes))))
+    cols = reshape(cols, (n, groups, k, math.prod(out_sizes)))
     kernels = reshape(weight, (groups, out_channels // groups, k))
-    out = reshape(matmul(kernels, cols), (n, out_channels, *out_sizes))
-    if bias is not None:
-        out = out + reshape(bias, (out_channels,) + (1,) * spatial)
-    return _unbatched(out, batched)
+    if bias is None:
+        out = matmul_row(kernels, cols)
+    else:
+        out = matmul_add_row(kernels, cols, reshape(bias, (groups, out_channels // groups, 1)))
+    return _unbatched(reshape(out, (n, out_channels, *out_sizes)), batched)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
@@ -380,7 +418,8 @@ def max_pool2d(
 
     Ties: the first maximum of a window, in row-major window order, takes the whole gradient
     (as PyTorch on CPU); where windows overlap, an element collects the gradient of every
-    window it wins. Built from rows: pad, `unfold`, then ``max`` along the window.
+    window it wins. Built from rows: the windows are stacked along a new first dimension,
+    then ``max`` picks each window's first maximum, so it differentiates again.
 
     >>> import chainrule as cr
     >>> x = cr.tensor([[[1.0, 5.0, 2.0], [4.0, 3.0, 0.0]]], requires_grad=True)
@@ -399,22 +438,53 @@ def max_pool2d(
     (oh, ow), (extra_h, extra_w) = _pool_sizes(
         op, (h, w), kernel, stride, padding, dilation, ceil_mode
     )
-    (ph, pw), (kh, kw) = padding, kernel
+    (ph, pw), kw = padding, kernel[1]
     if ph or pw or extra_h or extra_w:
         x = pad(x, (pw, pw + extra_w, ph, ph + extra_h), value=_lowest(_dtype(x)))
-    cols = unfold_row(
-        x, kernel_size=kernel, dilation=dilation, padding=((0, 0), (0, 0)), stride=stride
-    )
-    values, positions = max_over(reshape(cols, (n, c, kh * kw, oh, ow)), 2)
+    windows = _stacked_windows(x, kernel, stride, dilation, (oh, ow))
+    positions = _first_max(windows.data)
+    values = max_row(windows, dim=(0,), keepdim=False, indices=positions)
     values = _unbatched(values, batched)
     if not return_indices:
         return values
     # Window position (a, b) of output (i, j) is input row i*sh - ph + a*dh, column likewise.
-    a, b = np.divmod(positions.data, kw)
+    a, b = np.divmod(positions[0].astype(np.int64), kw)
     rows = np.arange(oh)[:, None] * stride[0] - ph + a * dilation[0]
     columns = np.arange(ow)[None, :] * stride[1] - pw + b * dilation[1]
     indices = (rows * w + columns).astype(np.int64)
     return values, Tensor._make(indices if batched else indices[0])
+
+
+def _stacked_windows(x, kernel: tuple, stride: tuple, dilation: tuple, out_sizes: tuple):
+    """(kH*kW, N, C, oH, oW): slab k holds element k (row-major) of every window of ``x``.
+
+    Windows first, because NumPy reduces a leading axis slab by slab, fast, while a short
+    trailing axis costs a loop per window. Windows that tile the input (stride = kernel, no
+    dilation) are the `tiles` row; others are the columns of `unfold`, permuted.
+    """
+    (kh, kw), (oh, ow) = kernel, out_sizes
+    if stride == kernel and dilation == (1, 1):
+        return tiles_row(x, kernel_size=kernel)
+    n, c = np.shape(x)[:2]
+    cols = unfold_row(
+        x, kernel_size=kernel, dilation=dilation, padding=((0, 0), (0, 0)), stride=stride
+    )
+    return permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4))
+
+
+def _first_max(windows: np.ndarray) -> np.ndarray:
+    """np.argmax(windows, axis=0, keepdims=True): where each slice along axis 0 has its first
+    maximum, a NaN counting as the largest. Written with whole-slab operations, because
+    np.argmax along a leading axis first copies the array to move that axis last."""
+    k = windows.shape[0]
+    largest = np.amax(windows, axis=0)
+    hits = windows == largest
+    if windows.dtype.kind == "f" and np.isnan(largest).any():
+        hits |= np.isnan(windows)
+    # The first hit has the largest weight, k - position (in the smallest dtype that holds k).
+    weights = np.arange(k, 0, -1, dtype=np.min_scalar_type(k))
+    weights = weights.reshape((k,) + (1,) * (windows.ndim - 1))
+    return k - np.amax(hits * weights, axis=0, keepdims=True)
 
 
 def _avg_divisors(sizes, kernel, stride, padding, outs, count_include_pad: bool) -> np.ndarray:

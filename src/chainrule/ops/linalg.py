@@ -19,37 +19,57 @@ from .shape import reshape
 
 __all__ = ["dot", "einsum", "matmul", "outer"]
 
+
+def _matmul_add(x, y, z):
+    out = np.matmul(x, y)
+    fits = np.broadcast_shapes(out.shape, np.shape(z)) == out.shape
+    if fits and np.result_type(out, z) == out.dtype:
+        out += z  # the product is new: add into it rather than into a second array
+        return out
+    return out + z
+
+
 # fmt: off
 # Both operands have at least 2 dims here (matmul() promotes vectors first), so each rule is
 # one product; the engine sums the gradient over broadcast batch dims.
 matmul_row = Op("matmul", np.matmul,
                 vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g),
                 jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy))
+# x @ y + z in one row, as convolution needs: composed, the sum would be a second array the
+# size of the output (a convolution's largest).
+matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
+                    vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g, lambda g: g),
+                    jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz))
 # fmt: on
 
 
 def _matmul_shape(x_shape: tuple, y_shape: tuple) -> tuple:
     """The shape of x @ y under NumPy's rules, or a ShapeError naming what does not fit."""
-    shapes = f"{fmt_shape(x_shape)} and {fmt_shape(y_shape)}"
+
+    def shapes() -> str:
+        return f"{fmt_shape(x_shape)} and {fmt_shape(y_shape)}"
+
     if not x_shape or not y_shape:
         raise ShapeError(
-            f"matmul: shapes {shapes}: a 0-d operand has no dimension to multiply over; "
+            f"matmul: shapes {shapes()}: a 0-d operand has no dimension to multiply over; "
             "use * to multiply by a scalar"
         )
     x_k, y_k = x_shape[-1], y_shape[-2 if len(y_shape) > 1 else -1]
     if x_k != y_k:
         where = "second-last of b" if len(y_shape) > 1 else "length of b"
         raise ShapeError(
-            f"matmul: shapes {shapes} do not align: {x_k} (last dim of a) != {y_k} ({where})"
+            f"matmul: shapes {shapes()} do not align: {x_k} (last dim of a) != {y_k} ({where})"
         )
     x_batch, y_batch = x_shape[:-2], y_shape[:-2]
-    try:
-        batch = np.broadcast_shapes(x_batch, y_batch)
-    except ValueError:
-        raise ShapeError(
-            f"matmul: shapes {shapes} do not align: batch dims {fmt_shape(x_batch)} and "
-            f"{fmt_shape(y_batch)} do not broadcast"
-        ) from None
+    batch = x_batch
+    if x_batch != y_batch:
+        try:
+            batch = np.broadcast_shapes(x_batch, y_batch)
+        except ValueError:
+            raise ShapeError(
+                f"matmul: shapes {shapes()} do not align: batch dims {fmt_shape(x_batch)} and "
+                f"{fmt_shape(y_batch)} do not broadcast"
+            ) from None
     rows = x_shape[-2:-1]  # empty for a vector, as is cols
     cols = y_shape[-1:] if len(y_shape) > 1 else ()
     return batch + rows + cols

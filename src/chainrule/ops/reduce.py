@@ -70,7 +70,7 @@ def expand_back(g, x_shape: tuple, dim: tuple, keepdim: bool):
 
 
 def _count(x_shape: tuple, dim: tuple) -> int:
-    return int(np.prod([x_shape[d] for d in dim])) if x_shape else 1
+    return math.prod([x_shape[d] for d in dim])
 
 
 def _signature(*names: str) -> inspect.Signature:
@@ -195,6 +195,13 @@ def _one_hot(x_shape: tuple, dim: tuple, indices: np.ndarray) -> np.ndarray:
 # Forwards that are more than one NumPy call.
 
 
+def _mean(x, dim, keepdim):
+    if x.dtype == np.float16:  # np.mean sums float16 in float32
+        return np.mean(x, axis=dim, keepdims=keepdim)
+    # np.mean's arithmetic without its Python wrapper, which costs more than a small sum.
+    return np.add.reduce(x, axis=dim, keepdims=keepdim) / _count(x.shape, dim)
+
+
 def _var(x, dim, keepdim, correction):
     squares = np.square(x - np.mean(x, axis=dim, keepdims=True))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -229,20 +236,13 @@ def _norm(x, p, dim, keepdim):
     return np.sum(a**p, axis=dim, keepdims=keepdim) ** (1 / p)
 
 
-def _take_at(x, dim, keepdim, indices):
-    if not dim:  # a 0-d tensor: its one element
-        return np.copy(x)
-    out = np.take_along_axis(x, indices, axis=dim[0])
-    return out if keepdim else np.squeeze(out, axis=dim)
-
-
 # fmt: off
 sum_row = Op(
     "sum", lambda x, dim, keepdim: np.sum(x, axis=dim, keepdims=keepdim),
     vjp=(lambda g, x_shape, dim, keepdim: expand_back(g, x_shape, dim, keepdim),),
     jvp=LINEAR)
 mean_row = Op(
-    "mean", lambda x, dim, keepdim: np.mean(x, axis=dim, keepdims=keepdim),
+    "mean", lambda x, dim, keepdim: _mean(x, dim, keepdim),
     vjp=(lambda g, x_shape, dim, keepdim:
          expand_back(g, x_shape, dim, keepdim) * (1 / _count(x_shape, dim)),),
     jvp=LINEAR)
@@ -260,9 +260,13 @@ amax_row = reduction(
 amin_row = reduction(
     "amin", lambda x, dim, keepdim: np.amin(x, axis=dim, keepdims=keepdim),
     lambda x, out, dim: _ties(x == out, dim, x))
-# max(x, dim) and min(x, dim): the values at precomputed indices; only those get gradient.
-max_row = reduction("max", _take_at, lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices))
-min_row = reduction("min", _take_at, lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices))
+# max(x, dim) and min(x, dim): the values at precomputed indices (each slice's first extreme,
+# so np.amax reads them faster than np.take_along_axis would gather them); only those get
+# gradient.
+max_row = reduction("max", lambda x, dim, keepdim, indices: np.amax(x, axis=dim, keepdims=keepdim),
+                    lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices))
+min_row = reduction("min", lambda x, dim, keepdim, indices: np.amin(x, axis=dim, keepdims=keepdim),
+                    lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices))
 logsumexp_row = reduction("logsumexp", _logsumexp, lambda x, out: xp.exp(x - out))
 norm_row = reduction("norm", _norm, lambda x, out, p, dim: _norm_partial(x, out, p, dim))
 

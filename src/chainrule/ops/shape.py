@@ -573,7 +573,7 @@ def index_put(x, index, value):
 
 
 def gather(x, dim: int, index):
-    """Values of ``x`` picked along ``dim``: out[i][j] = x[index[i][j]][j] for dim 0.
+    """Values of ``x`` picked along ``dim``: ``out[i][j] = x[index[i][j]][j]`` for dim 0.
 
     ``index`` is an integer tensor with as many dimensions as x and no larger in the other
     dims; the output has its shape. The backward adds up repeated indices.
