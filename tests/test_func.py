@@ -188,3 +188,8 @@ def test_count_ops_tensor_mlp_and_matmul_flops():
     assert counts.forward_flops == 2 * 8 * 5 * 3 + 2 * 8 * 2 * 5
     assert counts.backward_total <= 5 * counts.forward_total
     assert chainrule.counting.active is None
+
+
+def test_forward_over_reverse_is_a_clear_error_not_a_silent_zero():
+    with pytest.raises(GraphError, match="reverse mode inside forward mode"):
+        func.jacfwd(func.jacrev(lambda v: (v**3).sin().sum()))(t64([1.0, 2.0]))

@@ -250,6 +250,15 @@ def run_backward(
     is visited once.
     """
 
+    if state.forward_ad:
+        # Backward rules run on arrays, so tangents would not flow through them and the
+        # result would be silently zero.
+        raise GraphError(
+            "backward: reverse mode inside forward mode (grad, vjp or jacrev under jvp or "
+            "jacfwd) is not supported; differentiate with reverse mode twice instead, e.g. "
+            "jacrev(jacrev(f)) or hessian(f)"
+        )
+
     def as_tensor(g):
         return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
 
