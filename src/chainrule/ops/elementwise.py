@@ -167,3 +167,45 @@ def gelu(x, approximate: str = "none"):
 def silu(x):
     """x * sigmoid(x) (also called swish), composed from rows."""
     return x * sigmoid(x)
+
+
+# One line per public row: what it computes and, where it matters, its derivative's choice.
+_ROW_DOCS = {
+    "add": "x + y, broadcasting; the gradient is summed back to each input's shape.",
+    "sub": "x - y, broadcasting.",
+    "mul": "x * y, broadcasting.",
+    "div": "x / y, true division, broadcasting.",
+    "pow": "x ** y, broadcasting; the gradient to y is y's share of x ** y * log(x).",
+    "neg": "-x.",
+    "exp": "e ** x, elementwise.",
+    "log": "Natural logarithm, elementwise (-inf at 0, nan below).",
+    "log1p": "log(1 + x), accurate for small x.",
+    "expm1": "exp(x) - 1, accurate for small x.",
+    "sqrt": "Square root, elementwise.",
+    "rsqrt": "1 / sqrt(x), elementwise.",
+    "sin": "Sine, elementwise.",
+    "cos": "Cosine, elementwise.",
+    "tan": "Tangent, elementwise.",
+    "tanh": "Hyperbolic tangent, elementwise.",
+    "sigmoid": "1 / (1 + exp(-x)), elementwise, finite for large |x|.",
+    "relu": "max(x, 0); derivative 0 at 0, as in PyTorch.",
+    "softplus": "log(1 + exp(x)), finite for large |x|.",
+    "erf": "The error function, elementwise (see `chainrule.special.erf`).",
+    "abs": "|x|; derivative sign(x), so 0 at 0.",
+    "sign": "-1, 0 or 1 by the sign of x; its derivative is 0.",
+    "clone": "A copy of x that stays in the graph.",
+    "cast": "x in another dtype (``dtype=``); the gradient is cast back.",
+    "maximum": "Elementwise maximum of x and y; at ties each gets half the gradient.",
+    "minimum": "Elementwise minimum of x and y; at ties each gets half the gradient.",
+    "lt": "x < y as a bool tensor (no gradient).",
+    "le": "x <= y as a bool tensor (no gradient).",
+    "gt": "x > y as a bool tensor (no gradient).",
+    "ge": "x >= y as a bool tensor (no gradient).",
+    "eq": "x == y as a bool tensor (no gradient).",
+    "ne": "x != y as a bool tensor (no gradient).",
+    "logical_not": "not x, elementwise, as a bool tensor.",
+    "logical_and": "x and y, elementwise, as a bool tensor.",
+    "logical_or": "x or y, elementwise, as a bool tensor.",
+}
+for _name, _doc in _ROW_DOCS.items():
+    globals()[_name].__doc__ = _doc
