@@ -14,6 +14,7 @@ from ..errors import DomainError, ShapeError, fmt_shape
 from ..tensor import Tensor, zeros
 from . import functional as F
 from . import init
+from ._checks import _check_probability
 from .layers import Linear
 from .module import Module, Parameter
 
@@ -70,7 +71,7 @@ class MultiheadAttention(Module):
         self.vdim = embed_dim if vdim is None else vdim
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.num_heads = num_heads
-        self.dropout = F._check_probability(dropout, "MultiheadAttention", "dropout")
+        self.dropout = _check_probability(dropout, "MultiheadAttention", "dropout")
         self.batch_first = batch_first
         self.head_dim = embed_dim // num_heads
         if self._qkv_same_embed_dim:

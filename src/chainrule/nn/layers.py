@@ -14,6 +14,7 @@ from ..errors import DomainError
 from ..tensor import Tensor, zeros
 from . import functional as F
 from . import init
+from ._checks import _check_probability, _check_reduction
 from .module import Module, Parameter
 
 __all__ = [
@@ -79,7 +80,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        self.p = F._check_probability(p, "Dropout")
+        self.p = _check_probability(p, "Dropout")
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
@@ -141,7 +142,7 @@ class Embedding(Module):
 class _Loss(Module):
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
-        F._check_reduction(reduction, type(self).__name__)
+        _check_reduction(reduction, type(self).__name__)
         self.reduction = reduction
 
 

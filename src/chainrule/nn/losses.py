@@ -1,0 +1,282 @@
+"""The losses of `chainrule.nn.functional` (class losses and regression losses), composed from
+differentiable ops; ``F.cross_entropy`` and the others are re-exported there."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import ops
+from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..tensor import Tensor
+from ._checks import (
+    _array,
+    _check_broadcast_target,
+    _check_probability,
+    _check_reduction,
+    _check_same_shape,
+    _reduce,
+)
+
+__all__ = [
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss",
+    "l1_loss", "mse_loss", "nll_loss", "smooth_l1_loss",
+]  # fmt: skip
+
+
+# Losses over classes.
+
+
+def _class_dim(input: Tensor, op: str) -> int:
+    ndim = len(np.shape(input))
+    if ndim == 0:
+        raise ShapeError(f"{op}: input must have a class dimension, got a 0-d tensor")
+    return 0 if ndim == 1 else 1
+
+
+def _nll(
+    logp: Tensor, target, weight, ignore_index: int, op: str
+) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """Per-element -weight[t] * logp[t] (0 where ignored), the kept mask and the weights."""
+    shape = np.shape(logp)
+    class_dim = _class_dim(logp, op)
+    t = _array(target)
+    if t.dtype.kind not in "iu":
+        raise DTypeError(
+            f"{op}: class-index targets must be integers (int64), got {fmt_dtype(t.dtype)}; "
+            f"class probabilities need a float target of the input's shape {fmt_shape(shape)}"
+        )
+    expected = shape[:1] + shape[2:] if class_dim == 1 else ()
+    if t.shape != expected:
+        raise ShapeError(
+            f"{op}: input has shape {fmt_shape(shape)} but target has shape "
+            f"{fmt_shape(t.shape)}; expected target shape {fmt_shape(expected)}"
+        )
+    classes = shape[class_dim]
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise DomainError(
+            f"{op}: target {int(t[bad].flat[0])} is out of range for {classes} classes "
+            f"(0 to {classes - 1}, or ignore_index={ignore_index})"
+        )
+    safe = np.where(keep, t, 0)
+    class_weight = np.ones(classes) if weight is None else _array(weight)
+    if class_weight.shape != (classes,):
+        raise ShapeError(
+            f"{op}: weight has shape {fmt_shape(class_weight.shape)} but the input of shape "
+            f"{fmt_shape(shape)} has {classes} classes"
+        )
+    w = np.where(keep, class_weight[safe], 0).astype(logp.dtype)
+    picked = logp.gather(class_dim, np.expand_dims(safe, class_dim)).squeeze(class_dim)
+    return -picked * w, keep, w
+
+
+def _weighted_mean(total: Tensor, weight_sum: float) -> Tensor:
+    # Every target ignored: PyTorch gives nan (0 / 0).
+    return total * (1.0 / weight_sum if weight_sum else math.nan)
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log likelihood -input[n, target[n]], from log-probabilities ``input``.
+
+    ``input`` is (C,), (N, C) or (N, C, d1, ...); ``target`` holds class indices of shape
+    (), (N,) or (N, d1, ...). Targets equal to ``ignore_index`` count for nothing; 'mean'
+    divides by the summed ``weight`` (a constant per class) of the other targets.
+
+    >>> import chainrule as cr
+    >>> nll_loss(cr.tensor([[-1.0, -2.0], [-3.0, -4.0]]), cr.tensor([1, 0]))
+    tensor(2.5000)
+    """
+    _check_reduction(reduction, "nll_loss")
+    loss, _, w = _nll(input, target, weight, ignore_index, "nll_loss")
+    if reduction == "mean":
+        return _weighted_mean(loss.sum(), float(w.sum()))
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross entropy between softmax(input) over the class dim and the target.
+
+    ``input`` holds logits of shape (C,), (N, C) or (N, C, d1, ...). ``target`` is either
+    class indices (int64, shape (N,) or (N, d1, ...); see `nll_loss` for ``ignore_index``
+    and ``weight``) or class probabilities (float, the input's shape). ``label_smoothing``
+    mixes the target with the uniform distribution, as in PyTorch.
+
+    >>> import chainrule as cr
+    >>> round(cross_entropy(cr.tensor([[0.0, 0.0]]), cr.tensor([1])).item(), 4)
+    0.6931
+    """
+    _check_reduction(reduction, "cross_entropy")
+    smoothing = _check_probability(label_smoothing, "cross_entropy", "label_smoothing")
+    class_dim = _class_dim(input, "cross_entropy")
+    shape = np.shape(input)
+    classes = shape[class_dim]
+    weight_shape = (classes,) + (1,) * (len(shape) - class_dim - 1)
+    logp = ops.log_softmax(input, class_dim)
+    target_array = _array(target)
+    if target_array.dtype.kind == "f":  # class probabilities
+        _check_same_shape(input, target, "cross_entropy")
+        if smoothing:
+            target = target * (1 - smoothing) + smoothing / classes
+        if weight is not None:
+            logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
+        loss = -(logp * target).sum(class_dim)
+        return _reduce(loss, reduction)
+    loss, keep, w = _nll(logp, target, weight, ignore_index, "cross_entropy")
+    if reduction == "mean":
+        loss = _weighted_mean(loss.sum(), float(w.sum()))
+    else:
+        loss = _reduce(loss, reduction)
+    if not smoothing:
+        return loss
+    # The uniform part: -sum over classes of weight[c] * logp[c], 0 where the target is ignored.
+    if weight is not None:
+        logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
+    smooth = -logp.sum(class_dim) * keep.astype(logp.dtype)
+    if reduction == "mean":
+        smooth = _weighted_mean(smooth.sum(), float(w.sum()))
+    else:
+        smooth = _reduce(smooth, reduction)
+    return loss * (1 - smoothing) + smooth * (smoothing / classes)
+
+
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+) -> Tensor:
+    """-weight * (t log(x) + (1 - t) log(1 - x)) for probabilities x in [0, 1].
+
+    Each log is clamped at -100, as in PyTorch, so x = 0 or 1 gives a finite loss; where the
+    clamp acts the gradient is 0 (PyTorch's is large but finite there).
+
+    >>> import chainrule as cr
+    >>> round(binary_cross_entropy(cr.tensor([0.5]), cr.tensor([1.0])).item(), 4)
+    0.6931
+    """
+    _check_reduction(reduction, "binary_cross_entropy")
+    _check_same_shape(input, target, "binary_cross_entropy")
+    x = _array(input)
+    if x.size and not (x.min() >= 0 and x.max() <= 1):
+        bad = float(x.min() if not x.min() >= 0 else x.max())
+        raise DomainError(
+            f"binary_cross_entropy: input values must lie in [0, 1], found {bad!r}; apply "
+            "sigmoid first, or use binary_cross_entropy_with_logits on logits"
+        )
+
+    def clamped_log(y: Tensor) -> Tensor:
+        # log of where(y > 0, y, 1) never sees 0, so no inf (nor inf * 0 in the backward).
+        positive = y > 0
+        return ops.where(positive, ops.clamp(ops.log(ops.where(positive, y, 1.0)), min=-100.0),
+                         -100.0)  # fmt: skip
+
+    loss = -(target * clamped_log(input) + (1 - target) * clamped_log(1 - input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross entropy of sigmoid(input) against ``target``, computed stably from logits.
+
+    loss = (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), finite for any x;
+    ``pos_weight`` (broadcast over the last dim) weighs the positive examples.
+
+    >>> import chainrule as cr
+    >>> round(binary_cross_entropy_with_logits(cr.tensor([0.0]), cr.tensor([1.0])).item(), 4)
+    0.6931
+    """
+    _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    _check_same_shape(input, target, "binary_cross_entropy_with_logits")
+    log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
+    loss = (1 - target) * input + log_weight * ops.softplus(-input)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+# Regression losses.
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """(input - target)², reduced.
+
+    >>> import chainrule as cr
+    >>> mse_loss(cr.tensor([1.0, 2.0]), cr.tensor([0.0, 0.0]))
+    tensor(2.5000)
+    """
+    _check_reduction(reduction, "mse_loss")
+    _check_broadcast_target(input, target, "mse_loss")
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """|input - target|, reduced; the gradient at 0 is 0.
+
+    >>> import chainrule as cr
+    >>> l1_loss(cr.tensor([1.0, -3.0]), cr.tensor([0.0, 0.0]))
+    tensor(2.)
+    """
+    _check_reduction(reduction, "l1_loss")
+    _check_broadcast_target(input, target, "l1_loss")
+    return _reduce(ops.abs(input - target), reduction)
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+) -> Tensor:
+    """0.5 d² where |d| < delta, else delta (|d| - 0.5 delta), for d = input - target.
+
+    >>> import chainrule as cr
+    >>> huber_loss(cr.tensor([0.5, 3.0]), cr.tensor([0.0, 0.0]), reduction="none")
+    tensor([0.1250, 2.5000])
+    """
+    _check_reduction(reduction, "huber_loss")
+    if not delta > 0:
+        raise DomainError(f"huber_loss: delta must be positive, got {delta!r}")
+    _check_broadcast_target(input, target, "huber_loss")
+    diff = input - target
+    size = ops.abs(diff)
+    loss = ops.where(size < delta, diff * diff * 0.5, (size - 0.5 * delta) * delta)
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
+) -> Tensor:
+    """0.5 d² / beta where |d| < beta, else |d| - 0.5 beta (huber_loss / beta); beta = 0 is L1.
+
+    >>> import chainrule as cr
+    >>> smooth_l1_loss(cr.tensor([0.5, 3.0]), cr.tensor([0.0, 0.0]), reduction="none")
+    tensor([0.1250, 2.5000])
+    """
+    _check_reduction(reduction, "smooth_l1_loss")
+    if not beta >= 0:
+        raise DomainError(f"smooth_l1_loss: beta must be non-negative, got {beta!r}")
+    _check_broadcast_target(input, target, "smooth_l1_loss")
+    diff = input - target
+    size = ops.abs(diff)
+    if beta == 0:
+        return _reduce(size, reduction)
+    loss = ops.where(size < beta, diff * diff * (0.5 / beta), size - 0.5 * beta)
+    return _reduce(loss, reduction)
