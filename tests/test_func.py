@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import chainrule
-from chainrule import GraphError, ShapeError, Tensor, func
+from chainrule import DomainError, GraphError, ShapeError, Tensor, func
 from chainrule.checkpoint import checkpoint, checkpoint_sequential
 
 
@@ -108,6 +108,79 @@ def test_hessian_of_a_small_mlp_loss_matches_pytorch(torch):
     np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-9, atol=1e-12)
 
 
+def looped(monkeypatch, transform, *args):
+    """``transform(*args)`` forced onto jacrev's per-row loop (one backward per output)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(func, "_batched_rows", lambda *_: None)
+        return transform(*args)
+
+
+def test_jacrev_runs_every_row_in_one_batched_backward_pass(monkeypatch):
+    rng = np.random.default_rng(1)
+    a = t64(rng.standard_normal((6, 4)))
+    f = lambda x: (a @ x).tanh()  # noqa: E731
+    x = t64([0.3, -0.2, 0.9, 0.1])
+    with chainrule.count_ops() as batched:
+        jac = func.jacrev(f)(x)
+    with chainrule.count_ops() as per_row:
+        expected = looped(monkeypatch, func.jacrev(f), x)
+    # tanh's node sends one gradient (2 backward ops): once in all, not once per row.
+    assert batched.backward["tanh"] == 2 and per_row.backward["tanh"] == 2 * 6
+    assert jac.shape == (6, 4) and jac.grad_fn is None
+    np.testing.assert_allclose(jac.data, expected.data, rtol=0, atol=1e-12)
+
+
+def test_hessian_batches_its_outer_jacrev_and_agrees_with_the_loop(monkeypatch):
+    rng = np.random.default_rng(2)
+    a = t64(rng.standard_normal((7, 5)) / 3)
+    f = lambda x: (a @ x).tanh().sum() + (x**3).sum() * x[0]  # noqa: E731
+    x = t64(rng.standard_normal(5))
+    with chainrule.count_ops() as batched:
+        h = func.hessian(f)(x)
+    with chainrule.count_ops() as per_row:
+        expected = looped(monkeypatch, func.hessian(f), x)
+    assert batched.backward_total * 3 < per_row.backward_total
+    np.testing.assert_allclose(h.data, expected.data, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(h.data, h.data.T, atol=1e-12)
+
+
+def test_nested_batched_jacrev_stays_differentiable(monkeypatch):
+    # The inner jacrev has 2 outputs, so its rows are batched with create_graph.
+    x = t64([0.4, -0.7, 1.2])
+    second = func.jacrev(func.jacrev(vector_function))
+    expected = looped(monkeypatch, second, x)
+    got = second(x)
+    assert got.shape == (2, 3, 3)
+    np.testing.assert_allclose(got.data, expected.data, rtol=0, atol=1e-12)
+
+
+def test_jacrev_falls_back_to_one_pass_per_row(monkeypatch):
+    class Cube(chainrule.Function):  # backward on arrays: cannot take a batch of cotangents
+        def forward(self, x):
+            self.save_for_backward(x)
+            return x**3
+
+        def backward(self, g):
+            (x,) = self.saved_tensors
+            return 3 * x**2 * g
+
+    x = t64([1.0, 2.0, -1.0])
+    with chainrule.count_ops() as counts:
+        jac = func.jacrev(lambda t: Cube.apply(t).sin())(x)
+    assert counts.backward["sin"] == 2 * 3  # one backward pass per row
+    np.testing.assert_allclose(jac.data, np.diag(np.cos(x.data**3) * 3 * x.data**2))
+    seen = []
+
+    def f(t):
+        y = t.exp()
+        y.register_hook(lambda g: seen.append(g.shape))
+        return y * 2
+
+    jac = func.jacrev(f)(x)  # a hook sees each row's gradient, as before
+    assert seen == [(3,)] * 3
+    np.testing.assert_allclose(jac.data, np.diag(2 * np.exp(x.data)))
+
+
 def test_jacfwd_over_an_op_without_jvp_is_a_clear_error():
     square = chainrule.Op("square_without_jvp", lambda x: x * x, vjp=(lambda g, x: 2 * g * x,))
     with pytest.raises(GraphError, match="square_without_jvp: forward mode .* not implemented"):
@@ -193,3 +266,23 @@ def test_count_ops_tensor_mlp_and_matmul_flops():
 def test_forward_over_reverse_is_a_clear_error_not_a_silent_zero():
     with pytest.raises(GraphError, match="reverse mode inside forward mode"):
         func.jacfwd(func.jacrev(lambda v: (v**3).sin().sum()))(t64([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, None])
+def test_jacrev_chunk_size_gives_the_same_jacobian(chunk_size):
+    x = t64([0.3, -1.2, 0.7, 2.0])
+    f = lambda v: (v * v.flip(0)).tanh() * v.sum()
+    expected = func.jacrev(f, chunk_size=1)(x).data
+    np.testing.assert_allclose(func.jacrev(f, chunk_size=chunk_size)(x).data, expected, rtol=1e-12)
+    with chainrule.count_ops() as one_pass:
+        func.jacrev(f)(x)
+    with chainrule.count_ops() as counts:
+        func.jacrev(f, chunk_size=chunk_size)(x)
+    # one backward pass per chunk of rows: tanh's backward runs once per pass
+    passes = -(-4 // (chunk_size or 4))
+    assert counts.backward["tanh"] == passes * one_pass.backward["tanh"]
+
+
+def test_jacrev_chunk_size_must_be_positive():
+    with pytest.raises(DomainError, match="jacrev: chunk_size must be None or a positive int"):
+        func.jacrev(lambda v: v, chunk_size=0)

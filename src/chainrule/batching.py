@@ -340,6 +340,19 @@ def _index(op: Op, values, batched, params):
     return permute_row(out, dims=order)
 
 
+def _scatter(op: Op, values, batched, params):
+    # getitem_backward and index_backward (reverse mode over a batch of cotangents): write
+    # each example's gradient into its own slice of the zeros.
+    (g,) = values
+    index = params["index"]
+    arrays = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
+    if arrays and arrays != list(range(arrays[0], arrays[-1] + 1)):
+        # Apart, index arrays take their broadcast dims first (see `_index`): so must g.
+        front = max(1 if index[i].dtype == bool else index[i].ndim for i in arrays)
+        g = permute_row(g, dims=(*range(1, front + 1), 0, *range(front + 1, g.ndim)))
+    return op(g, shape=(g.shape[0], *params["shape"]), index=(slice(None), *index))
+
+
 def _cat(op: Op, values, batched, params):
     return op(*_all_batched(values, batched), **{**params, "dim": params["dim"] + 1})
 
@@ -401,6 +414,8 @@ RULES: dict[str, Callable] = {
     "roll": _roll,
     "getitem": _getitem,
     "index": _index,
+    "getitem_backward": _scatter,
+    "index_backward": _scatter,
     "cat": _cat,
     "stack": _cat,
     "pad": _pad,

@@ -20,9 +20,11 @@ import numpy as np
 
 from . import batching
 from .autograd import grad as autograd_grad
-from .autograd import state
+from .autograd import run_backward, state, topological_order
 from .batching import BatchTracer, NeedsValues
-from .errors import GraphError, ShapeError, fmt_shape
+from .errors import DomainError, GraphError, ShapeError, fmt_shape
+from .function import OpNode
+from .ops.shape import cat
 from .tensor import Tensor, default_generator
 
 
@@ -264,15 +266,27 @@ def _jacobian_layout(
     return Tensor._make(np.ascontiguousarray(moved))
 
 
-def jacrev(f: Callable, argnums=0) -> Callable:
-    """The Jacobian by reverse mode: one backward pass per output element.
+def jacrev(f: Callable, argnums=0, *, chunk_size: int | None = None) -> Callable:
+    """The Jacobian by reverse mode: every row in one batched backward pass where it can.
 
-    The result has shape ``out.shape + input.shape``. Composable (``jacrev(jacrev(f))``).
+    As JAX's ``vmap(vjp_fn)(eye)``: the backward pass carries all the basis cotangents at
+    once, as one `BatchTracer`, so each op's VJP runs once through its batching rule. When
+    that cannot be done (inside vmap, an op without a batching rule or a `Function` in the
+    graph, hooks, anomaly detection), it falls back to one backward pass per output element.
+    ``chunk_size`` is PyTorch's: rows per batched pass (None: all at once; 1: the textbook
+    algorithm, one backward pass per row). The result has shape ``out.shape + input.shape``.
+    Composable (``jacrev(jacrev(f))``).
 
     >>> import chainrule as cr
     >>> jacrev(lambda x: x**2)(cr.tensor([1.0, 3.0])).tolist()
     [[2.0, 0.0], [0.0, 6.0]]
     """
+    if chunk_size is not None and (
+        not isinstance(chunk_size, numbers.Integral)
+        or isinstance(chunk_size, bool)
+        or chunk_size < 1
+    ):
+        raise DomainError(f"jacrev: chunk_size must be None or a positive int, got {chunk_size!r}")
 
     def wrapper(*args):
         args, nums, nested = _prepare(args, argnums, "jacrev")
@@ -280,24 +294,83 @@ def jacrev(f: Callable, argnums=0) -> Callable:
         if not isinstance(out, Tensor):
             raise TypeError(f"jacrev: f must return a Tensor, got {type(out).__name__}")
         inputs = [args[i] for i in nums]
-        per_input: list[list] = [[] for _ in inputs]
-        # Row k of the Jacobian is the gradient of output element k.
-        elements = [out] if out.data.size == 1 else list(out.reshape(-1))
-        for element in elements:
-            if not out.requires_grad:
-                grads = [None] * len(inputs)
-            else:
-                grads = _autograd(element, inputs, retain_graph=True, create_graph=nested,
-                                  allow_unused=True)  # fmt: skip
-            for j, g in enumerate(grads):
-                per_input[j].append(Tensor._make(np.zeros_like(inputs[j].data)) if g is None else g)
-        jacobians = [
-            _jacobian_layout(out.shape, x.shape, rows, rows=True, graph=nested)
-            for x, rows in zip(inputs, per_input)
-        ]
+        batched = None
+        if out.requires_grad and chunk_size != 1:
+            batched = _batched_rows(out, inputs, nested, chunk_size or out.data.size)
+        if batched is not None:
+            jacobians = [rows.reshape(out.shape + x.shape) for x, rows in zip(inputs, batched)]
+        else:
+            jacobians = [
+                _jacobian_layout(out.shape, x.shape, rows, rows=True, graph=nested)
+                for x, rows in zip(inputs, _looped_rows(out, inputs, nested))
+            ]
         return jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
 
     return wrapper
+
+
+def _looped_rows(out: Tensor, inputs: list, nested: bool) -> list[list]:
+    """Per input, the Jacobian's rows: row k is the gradient of output element k, one
+    backward pass each."""
+    per_input: list[list] = [[] for _ in inputs]
+    elements = [out] if out.data.size == 1 else list(out.reshape(-1))
+    for element in elements:
+        if not out.requires_grad:
+            grads = [None] * len(inputs)
+        else:
+            grads = _autograd(element, inputs, retain_graph=True, create_graph=nested,
+                              allow_unused=True)  # fmt: skip
+        for j, g in enumerate(grads):
+            per_input[j].append(Tensor._make(np.zeros_like(inputs[j].data)) if g is None else g)
+    return per_input
+
+
+def _batched_rows(out: Tensor, inputs: list, nested: bool, chunk: int) -> list[Tensor] | None:
+    """Per input, all rows of the Jacobian stacked (shape ``(out.size, *input.shape)``) from
+    backward passes seeded with ``chunk`` rows of the identity each, as a batch of
+    cotangents; None when the per-row loop must run instead.
+
+    The backward runs in Tensor mode (``create_graph``), so every VJP rule records ops, and
+    ops on the batched cotangent go through the batching rules. Without ``nested`` the rows
+    are returned detached.
+    """
+    n = out.data.size
+    if n < 2 or batching.active_levels() or state.anomaly or not _plain_graph(out):
+        return None
+    identity = np.eye(n, dtype=out.dtype).reshape((n, *out.shape))
+    chunks: list[list[Tensor]] = [[] for _ in inputs]
+    for start in range(0, n, chunk):
+        basis = Tensor._make(identity[start : start + chunk])
+        size = basis.shape[0]
+        with batching.new_level(size) as level:
+            seed = BatchTracer.wrap(basis, level)
+            try:
+                grads = run_backward([out], [seed], True, True, inputs)
+            except Exception:  # a rule that cannot take a batch (NeedsValues, ...): loop instead
+                return None
+        for j, (x, g) in enumerate(zip(inputs, grads)):
+            if g is None:
+                g = Tensor._make(np.zeros((size, *x.shape), x.dtype))
+            elif isinstance(g, BatchTracer) and g.level == level:
+                g = g.inner
+            else:  # a gradient that does not depend on the cotangent (cannot happen for ops)
+                return None
+            if tuple(g.shape) != (size, *x.shape) or isinstance(g, BatchTracer):
+                return None
+            chunks[j].append(g)
+    rows = [parts[0] if len(parts) == 1 else cat(parts) for parts in chunks]
+    return [r if nested else Tensor._make(np.array(r.data)) for r in rows]  # owned, writable
+
+
+def _plain_graph(out: Tensor) -> bool:
+    """Whether every node behind ``out`` is an op row without hooks: the graphs whose
+    backward can run on a batch of cotangents."""
+    if out.grad_fn is None:
+        return True
+    return all(
+        type(node) is OpNode and not node.hooks and not node.retained
+        for node in topological_order([out.grad_fn])
+    )
 
 
 def jacfwd(f: Callable, argnums=0) -> Callable:
