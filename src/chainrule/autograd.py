@@ -457,12 +457,7 @@ def grad(
     """
     single_input = isinstance(inputs, Tensor)
     inputs = [inputs] if single_input else list(inputs)
-    if isinstance(outputs, Tensor):  # one output: its gradient may be an array too
-        outputs, grad_outputs = [outputs], [grad_outputs]
-    else:
-        outputs = list(outputs)
-        if grad_outputs is None or isinstance(grad_outputs, Tensor):
-            grad_outputs = [grad_outputs] * len(outputs)
+    outputs, grad_outputs = _paired(outputs, grad_outputs)
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise GraphError(f"grad: input {i} does not require grad")
@@ -508,14 +503,20 @@ def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
     return seed
 
 
+def _paired(outputs, grads) -> tuple[list, list]:
+    """Outputs and their gradients as two lists of the same length: one output (whose
+    gradient may be an array too) or a sequence with one gradient each or one for all."""
+    if isinstance(outputs, Tensor):
+        return [outputs], [grads]
+    outputs = list(outputs)
+    if grads is None or isinstance(grads, Tensor):
+        grads = [grads] * len(outputs)
+    return outputs, grads
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) -> None:
     """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (PyTorch's form)."""
-    if isinstance(tensors, Tensor):  # one output: its gradient may be an array too
-        tensors, grad_tensors = [tensors], [grad_tensors]
-    else:
-        tensors = list(tensors)
-        if grad_tensors is None or isinstance(grad_tensors, Tensor):
-            grad_tensors = [grad_tensors] * len(tensors)
+    tensors, grad_tensors = _paired(tensors, grad_tensors)
     seeds = [seed_gradient(t, g, create_graph) for t, g in zip(tensors, grad_tensors)]
     if retain_graph is None:
         retain_graph = create_graph

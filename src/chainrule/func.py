@@ -173,11 +173,17 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
 
 
 def _detach_all(out):
-    if hasattr(out, "_fields"):  # a namedtuple such as max's (values, indices)
-        return type(out)(*(o.detach() for o in out))
     if isinstance(out, (tuple, list)):
-        return type(out)(o.detach() for o in out)
+        return _same_sequence(out, [o.detach() for o in out])
     return out.detach()
+
+
+def _same_sequence(like: tuple | list, items: list):
+    """``items`` in a sequence of ``like``'s type: a list, a tuple or a namedtuple (such as
+    max's (values, indices), whose constructor takes the fields one by one)."""
+    if hasattr(like, "_fields"):
+        return type(like)(*items)
+    return type(like)(items)
 
 
 @contextlib.contextmanager
@@ -235,12 +241,10 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
         real._tangent = None
     for dual in inputs:
         batching.unwrap(dual)._tangent = None
-    if not isinstance(out, (tuple, list)):
-        tangent_out = tangents_out[0]
-    elif hasattr(out, "_fields"):  # a namedtuple such as max's (values, indices)
-        tangent_out = type(out)(*tangents_out)
+    if isinstance(out, (tuple, list)):
+        tangent_out = _same_sequence(out, tangents_out)
     else:
-        tangent_out = type(out)(tangents_out)
+        tangent_out = tangents_out[0]
     return (out, tangent_out, aux) if has_aux else (out, tangent_out)
 
 
@@ -537,9 +541,7 @@ def _tree_map(fn: Callable, tree, spec, path: str, name: str):
     ]  # fmt: skip
     if isinstance(tree, dict):
         return dict(zip(keys, values))
-    if hasattr(tree, "_fields"):  # a namedtuple
-        return type(tree)(*values)
-    return type(tree)(values)
+    return _same_sequence(tree, values)
 
 
 def _shape_of(tree) -> str:

@@ -255,10 +255,13 @@ def huber_loss(
     if not delta > 0:
         raise DomainError(f"huber_loss: delta must be positive, got {delta!r}")
     _check_broadcast_target(input, target, "huber_loss")
-    diff = input - target
+    return _reduce(_huber(input - target, delta), reduction)
+
+
+def _huber(diff: Tensor, delta: float) -> Tensor:
+    """0.5 d² where |d| < delta, else delta (|d| - 0.5 delta), elementwise."""
     size = ops.abs(diff)
-    loss = ops.where(size < delta, diff * diff * 0.5, (size - 0.5 * delta) * delta)
-    return _reduce(loss, reduction)
+    return ops.where(size < delta, diff * diff * 0.5, (size - 0.5 * delta) * delta)
 
 
 def smooth_l1_loss(
@@ -275,8 +278,6 @@ def smooth_l1_loss(
         raise DomainError(f"smooth_l1_loss: beta must be non-negative, got {beta!r}")
     _check_broadcast_target(input, target, "smooth_l1_loss")
     diff = input - target
-    size = ops.abs(diff)
     if beta == 0:
-        return _reduce(size, reduction)
-    loss = ops.where(size < beta, diff * diff * (0.5 / beta), size - 0.5 * beta)
-    return _reduce(loss, reduction)
+        return _reduce(ops.abs(diff), reduction)
+    return _reduce(_huber(diff, beta) * (1.0 / beta), reduction)

@@ -13,6 +13,7 @@ import numpy as np
 from ..autograd import no_grad
 from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
 from ..tensor import Tensor
+from .utils import zero_grads
 
 
 class StateDictError(ChainruleError, RuntimeError):
@@ -326,14 +327,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
-        for param in self.parameters():
-            if param.grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                with no_grad():
-                    param.grad = param.grad.detach().zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call ``fn`` on every submodule, then on self (e.g. to initialise weights); returns self.

@@ -1,4 +1,5 @@
-"""Gradient clipping: `clip_grad_norm_` and `clip_grad_value_`, changing ``.grad`` in place.
+"""Gradient clipping: `clip_grad_norm_` and `clip_grad_value_`, changing ``.grad`` in place;
+`zero_grads`, which `Module.zero_grad` and `Optimizer.zero_grad` share.
 
 Both follow PyTorch's formulas, so a training loop gives the same numbers in both libraries.
 """
@@ -10,8 +11,21 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ..autograd import no_grad
 from ..errors import DomainError
 from ..tensor import Tensor
+
+
+def zero_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Clear each parameter's gradient: to None (default) or to zeros in place."""
+    for param in parameters:
+        if param.grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+        else:
+            with no_grad():
+                param.grad = param.grad.detach().zero_()
 
 
 def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:

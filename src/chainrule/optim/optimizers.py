@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import enable_grad, no_grad
+from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
+from ..nn.utils import zero_grads
 from ..tensor import Tensor
 
 
@@ -113,15 +114,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
-        for group in self.param_groups:
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    with no_grad():
-                        param.grad = param.grad.detach().zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()`` if given.
