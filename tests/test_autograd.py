@@ -228,6 +228,32 @@ def test_modifying_a_saved_tensor_in_place_makes_backward_fail():
         y.sum().backward()
 
 
+@pytest.mark.parametrize("op", ["tanh", "exp", "sigmoid"])
+def test_modifying_a_saved_output_in_place_makes_backward_fail(op):
+    # Their rules read the output: changing it would silently change the gradient.
+    y = getattr(leaf([0.5, 1.0]), op)()
+    y.add_(1)
+    with pytest.raises(GraphError, match=rf"{op}: a tensor saved for backward was modified in"):
+        y.sum().backward()
+
+
+def test_modifying_an_output_a_function_saved_makes_backward_fail():
+    class Exp(Function):
+        def forward(self, x):
+            out = np.exp(x)
+            self.save_for_backward(out)
+            return out
+
+        def backward(self, g):
+            (out,) = self.saved_tensors
+            return g * out
+
+    y = Exp.apply(leaf([0.5, 1.0]))
+    y.mul_(2)
+    with pytest.raises(GraphError, match=r"Exp: a tensor saved for backward was modified"):
+        y.sum().backward()
+
+
 def test_in_place_ops_on_non_leaf_are_recorded():
     x = leaf([1.0, 2.0])
     y = x * 2

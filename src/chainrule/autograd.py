@@ -315,9 +315,12 @@ def run_backward(
     anomaly = state.anomaly
     previous_mode = state.grad_enabled
     state.grad_enabled = create_graph
+    # What lets a leaf's gradient be added in place below, without a call per leaf.
+    plain_leaves = inputs is None and not create_graph
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while waiting:
-            node = heapq.heappop(waiting)[1]
+            node = heappop(waiting)[1]
             out_grads = grads.pop(node)
             if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
                 _fill_missing(node, out_grads, create_graph)
@@ -327,8 +330,9 @@ def run_backward(
                 for i, g in enumerate(out_grads):
                     for j in capture.get((node, i), ()):
                         captured[j] = _add(captured[j], g)
-            if node.versions:
-                node.check_versions()
+            for version_counter, expected in node.versions:
+                if version_counter.value != expected:
+                    node.check_versions()  # raises, naming the op that changed it
             in_grads = node._backward(out_grads, create_graph)
             if counter is not None:
                 _count_backward(node, in_grads)
@@ -340,15 +344,27 @@ def run_backward(
                 if edge is None or g is None:
                     continue
                 if type(edge) is tuple:
+                    # receive(parent, index, g), inlined: this runs once per edge.
                     parent, index = edge
                     shape, dtype = parent.out_meta[index]
                     if g.shape != shape or g.dtype != dtype:
                         g = _fit(g, shape, dtype, node)
-                    receive(parent, index, g)
+                    slot = grads.get(parent)
+                    if slot is None:
+                        slot = grads[parent] = [None] * len(parent.out_meta)
+                        heappush(waiting, (-parent.sequence, parent))
+                    if slot[index] is None:
+                        slot[index] = g
+                    else:
+                        slot[index] = slot[index] + g
+                    continue
+                data = edge.data
+                if g.shape != data.shape or g.dtype != data.dtype:
+                    g = _fit(g, data.shape, data.dtype, node)
+                grad = edge.grad
+                if plain_leaves and grad is not None and not edge._hooks and made.get(edge) is grad:
+                    grad.data += g  # a .grad this backward made: nobody else holds it
                 else:
-                    data = edge.data
-                    if g.shape != data.shape or g.dtype != data.dtype:
-                        g = _fit(g, data.shape, data.dtype, node)
                     deliver_to_leaf(edge, g)
     finally:
         state.grad_enabled = previous_mode
@@ -388,11 +404,16 @@ def _fit(g, shape: tuple, dtype, node: Node):
     return g
 
 
+_LEADING_AXES = [tuple(range(n)) for n in range(65)]  # NumPy arrays have at most 64 dims
+
+
 def sum_to_shape(g, shape: tuple, op: str = "sum_to_shape"):
     """Sum an array or Tensor over the axes that broadcasting added or stretched to ``shape``."""
     lead = g.ndim - len(shape)
     if lead < 0:
         return np.broadcast_to(g, shape) if isinstance(g, ARRAY_TYPES) else g.expand(shape)
+    if lead and g.shape[lead:] == shape and isinstance(g, ARRAY_TYPES):
+        return np.add.reduce(g, _LEADING_AXES[lead])  # a bias: sum over the leading dims only
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
     )

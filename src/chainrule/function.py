@@ -15,7 +15,7 @@ from operator import itemgetter
 import numpy as np
 
 from . import counting
-from .autograd import Node, state
+from .autograd import Node, VersionCounter, _sequence, _user_frames, state
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .tensor import Tensor
 
@@ -27,29 +27,23 @@ LINEAR = "linear"
 class Rule:
     """A VJP or JVP function with the names of what it asks for, resolved once."""
 
-    __slots__ = ("fn", "names", "fetch")
+    __slots__ = ("fn", "names", "fetch", "spread")
 
     def __init__(self, fn: Callable) -> None:
         self.fn = fn
         self.names = tuple(inspect.signature(fn).parameters)
-        self.fetch = _fetcher(self.names)
+        self._resolve(self.names)
+
+    def _resolve(self, names: tuple[str, ...]) -> None:
+        # ``itemgetter`` reads every argument in one C call; for one name it returns the
+        # bare value, hence ``spread`` (unpack the tuple) only for two or more.
+        self.fetch = itemgetter(*names) if names else None
+        self.spread = len(names) > 1
 
     def __call__(self, env: dict):
-        return self.fn(*self.fetch(env))
-
-
-def _fetcher(names: tuple[str, ...]) -> Callable[[dict], tuple]:
-    """A function from a node's dict of saved values to a rule's arguments, in order.
-
-    ``itemgetter`` reads them all in one C call; it returns a bare value for one name, so
-    rules of zero or one argument get a small function instead.
-    """
-    if len(names) > 1:
-        return itemgetter(*names)
-    if names:
-        (name,) = names
-        return lambda env: (env[name],)
-    return lambda env: ()
+        if self.spread:
+            return self.fn(*self.fetch(env))
+        return self.fn(self.fetch(env)) if self.fetch else self.fn()
 
 
 class Scaled(Rule):
@@ -63,7 +57,29 @@ class Scaled(Rule):
         self.names = ("g", *self.names)  # what a node saves for it: the partial's arguments
 
     def __call__(self, env: dict):
-        return env["g"] * self.fn(*self.fetch(env))
+        if self.spread:
+            return env["g"] * self.fn(*self.fetch(env))
+        return env["g"] * (self.fn(self.fetch(env)) if self.fetch else self.fn())
+
+
+class ScaledBySaved(Rule):
+    """``g * value`` for an elementwise input whose local derivative is one of the values the
+    node saves, named (for mul, ∂(x*y)/∂x is ``"y"``): no partial function to call."""
+
+    __slots__ = ("saved_name",)
+
+    def __init__(self, saved_name: str) -> None:
+        self.fn = None
+        self.saved_name = saved_name
+        self.names = ("g", saved_name)
+        self._resolve(self.names)
+
+    def __call__(self, env: dict):
+        return env["g"] * env[self.saved_name]
+
+
+#: The VJP that hands the output's gradient straight to the input (x + y, for both).
+PASS = Rule(lambda g: g)
 
 
 class NodePlan:
@@ -90,7 +106,8 @@ class Op:
     for it. A VJP of None marks an input that gets no gradient (a condition, an index);
     ``vjp=None`` makes the whole op non-differentiable (comparisons, argmax). ``view=True``
     says the output shares memory with the first input, so both share a version counter.
-    ``check(*arrays, **params)`` may raise a clear error before NumPy runs.
+    ``check(*arrays, **params)`` may raise a clear error before NumPy runs. Calling an Op
+    runs it on tensors: ``__call__`` is `apply_op`.
 
     >>> twice = Op("twice", lambda x: 2 * x, vjp=(lambda g: 2 * g,), jvp=LINEAR)
     >>> y = twice(Tensor([1.0, 2.0], requires_grad=True)); y
@@ -134,17 +151,16 @@ class Op:
             )
         return plan
 
-    def __call__(self, *args, **params) -> Tensor:
-        return apply_op(self, args, params)
-
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
 
 
-def _scaled(partial: Callable | float) -> Rule:
+def _scaled(partial: Callable | float | str) -> Rule:
     """The VJP g * partial for an elementwise op; constants 1 and -1 pass g through."""
+    if isinstance(partial, str):
+        return ScaledBySaved(partial)
     if partial == 1:
-        return Rule(lambda g: g)
+        return PASS
     if partial == -1:
         return Rule(lambda g: -g)
     if not callable(partial):
@@ -154,9 +170,11 @@ def _scaled(partial: Callable | float) -> Rule:
     return Scaled(partial)
 
 
-def _tangent_term(partial: Callable | float, input_name: str) -> Callable:
+def _tangent_term(partial: Callable | float | str, input_name: str) -> Callable:
     """The JVP term partial * d<input> for an elementwise op."""
     tangent = "d" + input_name
+    if isinstance(partial, str):
+        return lambda **env: env[partial] * env[tangent]
     if not callable(partial):
         if partial == 0:
             return lambda **env: env[tangent] * 0
@@ -165,12 +183,12 @@ def _tangent_term(partial: Callable | float, input_name: str) -> Callable:
     return lambda **env: local(env) * env[tangent]
 
 
-def elementwise(name: str, forward: Callable, *partials: Callable | float, **options) -> Op:
+def elementwise(name: str, forward: Callable, *partials: Callable | float | str, **options) -> Op:
     """An elementwise Op from its local derivatives: one per input, asking for x, y, out.
 
     The VJP for input i is ``g * partial_i`` and the JVP is ``sum(partial_i * d_i)``;
     the engine sums each VJP back to its input's broadcast shape. A constant partial (1, -1
-    or 0) saves nothing.
+    or 0) saves nothing; a name (``"y"`` for mul's x) is that saved value itself.
 
     >>> sin = elementwise("sin_example", np.sin, lambda x: np.cos(x))
     >>> sin.vjp[0].names
@@ -191,7 +209,9 @@ class ElementwiseJVP:
 
     def __init__(self, terms, inputs, partials) -> None:
         self.terms, self.inputs = terms, inputs
-        self.names = {n for p in partials if callable(p) for n in inspect.signature(p).parameters}
+        self.names = {p for p in partials if isinstance(p, str)} | {
+            n for p in partials if callable(p) for n in inspect.signature(p).parameters
+        }
 
     def __call__(self, env: dict):
         total = None
@@ -207,41 +227,57 @@ class ElementwiseJVP:
 batch_hook: Callable | None = None
 
 
-def apply_op(op: Op, args: Sequence, params: dict) -> Tensor:
-    """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node."""
+def apply_op(op: Op, *args, **params) -> Tensor:
+    """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node.
+
+    It is also `Op.__call__` (``mul(x, y)`` is ``apply_op(mul, x, y)``): one Python frame
+    per op, not two.
+    """
     if batch_hook is not None:
         batched = batch_hook(op, args, params)
         if batched is not None:
             return batched
     arrays = []
-    needs_grad = False
+    edges = []  # where each input's gradient goes (`OpNode.edges`), when a node is recorded
+    needs_grad = 0  # bit i set: input i requires grad
+    bit = 1
     for arg in args:
         if isinstance(arg, Tensor):
             arrays.append(arg.data)
             if arg.requires_grad:
-                needs_grad = True
+                parent = arg.grad_fn
+                edges.append(arg if parent is None else (parent, arg._output_nr))
+                needs_grad |= bit
+                bit <<= 1
+                continue
         else:
             arrays.append(arg)
+        edges.append(None)
+        bit <<= 1
     if op.check is not None:
         op.check(*arrays, **params)
     try:
-        out = op.forward(*arrays, **params)
+        out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except (ValueError, IndexError, TypeError) as exc:
         raise _explain(op, arrays, exc) from None
-    if not isinstance(out, np.ndarray):
+    if type(out) is not np.ndarray and not isinstance(out, np.ndarray):
         out = np.asarray(out)
-    node = None
-    if needs_grad and op.vjp is not None and state.grad_enabled and out.dtype.kind in "fc":
-        node = OpNode(op, args, arrays, params, out)
-    result = Tensor._make(out, node)
+    result = Tensor._make(out)
     if op.view:
-        result._version_counter = args[0]._version_counter
-    if state.forward_ad and op.vjp is not None:
+        result._counter = args[0]._version_counter
+    modes = state
+    if needs_grad and op.vjp is not None and modes.grad_enabled and out.dtype.kind in "fc":
+        result.grad_fn = OpNode(op, args, arrays, params, result, edges, needs_grad)
+        result.requires_grad = True
+    if modes.forward_ad and op.vjp is not None:
         _propagate_tangent(op, args, arrays, params, result)
     if counting.active is not None:
         flops = counting.FLOPS.get(op.name)
         counting.active.record_forward(op.name, flops(*map(np.shape, arrays)) if flops else 0)
     return result
+
+
+Op.__call__ = apply_op
 
 
 def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
@@ -267,11 +303,10 @@ def _edge(tensor: Tensor):
 _OUT_META: dict[tuple, tuple] = {}
 
 
-def _out_meta(out: np.ndarray) -> tuple:
-    """``((shape, dtype),)`` for a node with one output ``out``, made once per shape and dtype
-    and shared: a graph holds thousands, and fewer objects means less work for Python's
-    cyclic garbage collector."""
-    key = (out.shape, out.dtype)
+def _out_meta(key: tuple) -> tuple:
+    """``((shape, dtype),)`` for a node with one output of that ``key`` (shape, dtype), made
+    once per key and shared: a graph holds thousands, and fewer objects means less work for
+    Python's cyclic garbage collector."""
     meta = _OUT_META.get(key)
     if meta is None:
         meta = _OUT_META[key] = (key,)
@@ -287,35 +322,48 @@ class OpNode(Node):
 
     __slots__ = ("op", "saved", "plan")
 
-    def __init__(self, op: Op, args: Sequence, arrays: Sequence, params: dict, out) -> None:
-        edges = []
-        needs_grad = 0  # bit i set: input i gets a gradient
-        bit = 1
-        for arg in args:
-            if isinstance(arg, Tensor) and arg.requires_grad:
-                parent = arg.grad_fn
-                edges.append(arg if parent is None else (parent, arg._output_nr))
-                needs_grad |= bit
-            else:
-                edges.append(None)
-            bit <<= 1
-        plan = op._plans.get(needs_grad) or op.plan(needs_grad)
+    def __init__(
+        self,
+        op: Op,
+        args: Sequence,
+        arrays: Sequence,
+        params: dict,
+        result: Tensor,
+        edges: list,
+        needs_grad: int,
+    ) -> None:
+        # Node.__init__'s work, inlined: this runs once per recorded op.
+        self.sequence = next(_sequence)
+        self.hooks = self.retained = None
+        self.trace = _user_frames() if state.anomaly else None
+        self.edges = tuple(edges)
+        out = result.data
+        key = (out.shape, out.dtype)
+        self.out_meta = _OUT_META.get(key) or _out_meta(key)
+        self.plan = plan = op._plans.get(needs_grad) or op.plan(needs_grad)
         saved = dict(params) if params else {}
+        # Each saved array's version counter and its value now: backward refuses to use an
+        # array changed in place since (the output too: tanh's rule reads it).
         versions = []
         for i, name in plan.inputs:
             saved[name] = arrays[i]
             arg = args[i]
             if isinstance(arg, Tensor):
-                counter = arg._version_counter
+                counter = arg._counter
+                if counter is None:
+                    counter = arg._counter = VersionCounter()
                 versions.append((counter, counter.value))
         for i, name in plan.shapes:
             saved[name] = np.shape(arrays[i])
         if plan.out:
             saved["out"] = out
-        Node.__init__(self, tuple(edges), _out_meta(out), tuple(versions))
+            counter = result._counter  # a view's is its base's; a new result has none yet
+            if counter is None:
+                counter = result._counter = VersionCounter()
+            versions.append((counter, counter.value))
+        self.versions = tuple(versions) if versions else ()
         self.op = op
         self.saved = saved
-        self.plan = plan
 
     @property
     def name(self) -> str:
@@ -330,9 +378,14 @@ class OpNode(Node):
                 f"{self.op.name}: trying to backward through the graph a second time, but its "
                 "saved arrays were freed; pass retain_graph=True to the first backward()"
             )
-        env = self._as_tensors() if create_graph else dict(self.saved)
-        env["g"] = grads[0]
-        return [None if rule is None else rule(env) for rule in self.plan.vjps]
+        # Without create_graph the rules read the saved dict itself, "g" added for the call.
+        env = self._as_tensors() if create_graph else self.saved
+        g = env["g"] = grads[0]
+        in_grads = []  # a loop, not a comprehension: that would be one more frame per node
+        for rule in self.plan.vjps:
+            in_grads.append(None if rule is None else g if rule is PASS else rule(env))
+        del env["g"]
+        return in_grads
 
     def _as_tensors(self) -> dict:
         """The saved values as Tensors connected to the graph, so rules record ops."""
@@ -428,10 +481,11 @@ class Function(Node):
                 _edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args
             )
             node.out_meta = tuple((o.shape, o.dtype) for o in outs)
+            # Saved inputs and outputs alike: an output changed in place breaks backward too.
             node.versions = tuple(
-                (a._version_counter, a._version_counter.value)
-                for a in args
-                if isinstance(a, Tensor) and any(a.data is s for s in node._saved)
+                (t._version_counter, t._version_counter.value)
+                for t in (*args, *results)
+                if isinstance(t, Tensor) and any(t.data is s for s in node._saved)
             )
             for i, result in enumerate(results):
                 result.requires_grad = True

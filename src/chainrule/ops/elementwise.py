@@ -22,13 +22,13 @@ __all__ = [
 # fmt: off
 add = elementwise("add", np.add, 1, 1)
 sub = elementwise("sub", np.subtract, 1, -1)
-mul = elementwise("mul", np.multiply, lambda y: y, lambda x: x)
+mul = elementwise("mul", np.multiply, "y", "x")
 div = elementwise("div", np.divide, lambda y: 1 / y, lambda y, out: -out / y)
 # d(x**y)/dy = out * log(x), taken as 0 where x == 0 (as PyTorch does).
 pow = elementwise("pow", np.power, lambda x, y: y * x ** (y - 1),
                   lambda x, out: xp.where(x == 0, 0 * out, out * xp.log(xp.where(x == 0, 1, x))))
 neg = elementwise("neg", np.negative, -1)
-exp = elementwise("exp", np.exp, lambda out: out)
+exp = elementwise("exp", np.exp, "out")
 log = elementwise("log", np.log, lambda x: 1 / x)
 log1p = elementwise("log1p", np.log1p, lambda x: 1 / (1 + x))
 expm1 = elementwise("expm1", np.expm1, lambda out: out + 1)

@@ -43,22 +43,24 @@ matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
 # fmt: on
 
 
+def _both(x_shape: tuple, y_shape: tuple) -> str:
+    return f"{fmt_shape(x_shape)} and {fmt_shape(y_shape)}"
+
+
 def _matmul_shape(x_shape: tuple, y_shape: tuple) -> tuple:
     """The shape of x @ y under NumPy's rules, or a ShapeError naming what does not fit."""
 
-    def shapes() -> str:
-        return f"{fmt_shape(x_shape)} and {fmt_shape(y_shape)}"
-
     if not x_shape or not y_shape:
         raise ShapeError(
-            f"matmul: shapes {shapes()}: a 0-d operand has no dimension to multiply over; "
-            "use * to multiply by a scalar"
+            f"matmul: shapes {_both(x_shape, y_shape)}: a 0-d operand has no dimension to "
+            "multiply over; use * to multiply by a scalar"
         )
     x_k, y_k = x_shape[-1], y_shape[-2 if len(y_shape) > 1 else -1]
     if x_k != y_k:
         where = "second-last of b" if len(y_shape) > 1 else "length of b"
         raise ShapeError(
-            f"matmul: shapes {shapes()} do not align: {x_k} (last dim of a) != {y_k} ({where})"
+            f"matmul: shapes {_both(x_shape, y_shape)} do not align: {x_k} (last dim of a) != "
+            f"{y_k} ({where})"
         )
     x_batch, y_batch = x_shape[:-2], y_shape[:-2]
     batch = x_batch
@@ -67,8 +69,8 @@ def _matmul_shape(x_shape: tuple, y_shape: tuple) -> tuple:
             batch = np.broadcast_shapes(x_batch, y_batch)
         except ValueError:
             raise ShapeError(
-                f"matmul: shapes {shapes()} do not align: batch dims {fmt_shape(x_batch)} and "
-                f"{fmt_shape(y_batch)} do not broadcast"
+                f"matmul: shapes {_both(x_shape, y_shape)} do not align: batch dims "
+                f"{fmt_shape(x_batch)} and {fmt_shape(y_batch)} do not broadcast"
             ) from None
     rows = x_shape[-2:-1]  # empty for a vector, as is cols
     cols = y_shape[-1:] if len(y_shape) > 1 else ()
@@ -87,6 +89,8 @@ def matmul(x, y):
     ((5, 2, 4), (4,))
     """
     x_shape, y_shape = np.shape(x), np.shape(y)
+    if len(x_shape) == len(y_shape) == 2 and x_shape[1] == y_shape[0]:
+        return matmul_row(x, y)  # the common case, checked in one line
     out_shape = _matmul_shape(x_shape, y_shape)
     if len(x_shape) > 1 and len(y_shape) > 1:
         return matmul_row(x, y)

@@ -55,7 +55,7 @@ class Variadic(Op):
             inputs = tuple(f"x{i}" for i in range(n))
             op = Op(self.name, self.forward, vjp, jvp=LINEAR, inputs=inputs, **self.options)
             self.by_arity[n] = op
-        return apply_op(op, tensors, params)
+        return apply_op(op, *tensors, **params)
 
 
 # Indexing. An index is normalised to a tuple of ints, slices (step > 0), None, Ellipsis and
