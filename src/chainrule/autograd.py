@@ -510,7 +510,7 @@ def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
                 f"{op}: output has shape {fmt_shape(output.shape)}; pass gradient= of that "
                 "shape or reduce to a scalar first"
             )
-        seed = np.ones_like(output.data)
+        seed = np.array(1, output.dtype).reshape(output.shape)  # np.ones_like costs more
     else:
         seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
         if seed.shape != output.shape:

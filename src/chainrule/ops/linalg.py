@@ -15,6 +15,7 @@ import numpy as np
 from .. import xp
 from ..errors import ShapeError, fmt_shape
 from ..function import Op
+from ..tensor import Tensor
 from .shape import reshape
 
 __all__ = ["dot", "einsum", "matmul", "outer"]
@@ -41,6 +42,10 @@ matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
                     vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g, lambda g: g),
                     jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz))
 # fmt: on
+
+
+def _shape(x) -> tuple:
+    return x.data.shape if isinstance(x, Tensor) else np.shape(x)  # np.shape adds a layer
 
 
 def _both(x_shape: tuple, y_shape: tuple) -> str:
@@ -88,7 +93,7 @@ def matmul(x, y):
     >>> (cr.ones(5, 2, 3) @ cr.ones(3, 4)).shape, (cr.ones(3) @ cr.ones(3, 4)).shape
     ((5, 2, 4), (4,))
     """
-    x_shape, y_shape = np.shape(x), np.shape(y)
+    x_shape, y_shape = _shape(x), _shape(y)
     if len(x_shape) == len(y_shape) == 2 and x_shape[1] == y_shape[0]:
         return matmul_row(x, y)  # the common case, checked in one line
     out_shape = _matmul_shape(x_shape, y_shape)

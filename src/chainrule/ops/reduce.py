@@ -29,6 +29,9 @@ __all__ = [
 ]  # fmt: skip
 
 
+_ALL_DIMS = [tuple(range(n)) for n in range(65)]  # NumPy arrays have at most 64 dims
+
+
 def normalize_dims(ndim: int, dim, op: str) -> tuple[int, ...]:
     """``dim`` as a sorted tuple of non-negative ints, checked against ``ndim``.
 
@@ -36,7 +39,7 @@ def normalize_dims(ndim: int, dim, op: str) -> tuple[int, ...]:
     has no dimension to reduce.
     """
     if dim is None:
-        return tuple(range(ndim))
+        return _ALL_DIMS[ndim]
     dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
     if not dims:
         return tuple(range(ndim))
@@ -61,7 +64,9 @@ def keepdim_shape(x_shape: tuple, dim: tuple) -> tuple:
 def keep_dims(t, x_shape: tuple, dim: tuple, keepdim: bool):
     """A reduced array or Tensor with its reduced dimensions kept (size 1), so it broadcasts
     against the input."""
-    return t if keepdim else xp.reshape(t, keepdim_shape(x_shape, dim))
+    if keepdim or t.ndim == 0:  # a 0-d result broadcasts against anything as it is
+        return t
+    return xp.reshape(t, keepdim_shape(x_shape, dim))
 
 
 def expand_back(g, x_shape: tuple, dim: tuple, keepdim: bool):
@@ -70,6 +75,8 @@ def expand_back(g, x_shape: tuple, dim: tuple, keepdim: bool):
 
 
 def _count(x_shape: tuple, dim: tuple) -> int:
+    if len(dim) == len(x_shape):
+        return math.prod(x_shape)
     return math.prod([x_shape[d] for d in dim])
 
 
@@ -196,7 +203,7 @@ def _one_hot(x_shape: tuple, dim: tuple, indices: np.ndarray) -> np.ndarray:
 
 
 def _mean(x, dim, keepdim):
-    if x.dtype == np.float16:  # np.mean sums float16 in float32
+    if x.dtype.char == "e":  # float16: np.mean sums it in float32
         return np.mean(x, axis=dim, keepdims=keepdim)
     # np.mean's arithmetic without its Python wrapper, which costs more than a small sum.
     return np.add.reduce(x, axis=dim, keepdims=keepdim) / _count(x.shape, dim)
@@ -243,8 +250,8 @@ sum_row = Op(
     jvp=LINEAR)
 mean_row = Op(
     "mean", lambda x, dim, keepdim: _mean(x, dim, keepdim),
-    vjp=(lambda g, x_shape, dim, keepdim:
-         expand_back(g, x_shape, dim, keepdim) * (1 / _count(x_shape, dim)),),
+    vjp=(lambda g, x_shape, dim, keepdim:  # scaled before it is spread: fewer products
+         expand_back(g * (1 / _count(x_shape, dim)), x_shape, dim, keepdim),),
     jvp=LINEAR)
 var_row = reduction("var", _var, lambda x, dim, correction: _var_partial(x, dim, correction))
 # d std = d var / (2 std), taken as 0 where std == 0 (a constant slice), as PyTorch does.
@@ -309,7 +316,7 @@ def _data(x):
 
 
 def _dims(x, dim, op: str) -> tuple[int, ...]:
-    return normalize_dims(np.ndim(_data(x)), dim, op)
+    return normalize_dims(x.data.ndim if isinstance(x, Tensor) else np.ndim(x), dim, op)
 
 
 def _one_dim(x, dim, op: str, hint: str = "") -> tuple[int, ...]:

@@ -125,13 +125,15 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        step = f"{self._name}.step"
+        state = self.state
         for group in self.param_groups:
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                self._update(param.data, param.grad.data, self.state[param], group)
+                self._update(param.data, param.grad.data, state[param], group)
                 # Changing the array in place is an in-place op: graphs that saved it must know.
-                param._version_counter.bump(f"{self._name}.step")
+                param._version_counter.bump(step)
         return loss
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
