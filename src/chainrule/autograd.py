@@ -259,9 +259,6 @@ def run_backward(
             "jacrev(jacrev(f)) or hessian(f)"
         )
 
-    def as_tensor(g):
-        return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
-
     capture: dict = {}
     captured: list = []
     if inputs is not None:
@@ -273,43 +270,24 @@ def run_backward(
     # The .grad Tensors this backward created: nobody else has them yet, so later gradients
     # for the same leaf are added into them in place (without create_graph).
     made: dict[Tensor, Tensor] = {}
-
-    def deliver_to_leaf(leaf, g) -> None:
-        if inputs is not None:
-            for i in capture.get(id(leaf), ()):
-                captured[i] = _add(captured[i], g)
-            return
-        if leaf._hooks:
-            for hook in leaf._hooks:
-                result = hook(as_tensor(g))
-                if result is not None:
-                    g = result if create_graph else result.data
-        grad = leaf.grad
-        if create_graph:
-            leaf.grad = g if grad is None else grad + g
-        elif grad is None:
-            # A copy: g may be shared with other leaves or be a read-only broadcast view.
-            leaf.grad = made[leaf] = Tensor._make(np.array(g))
-        elif made.get(leaf) is grad:
-            grad.data += g
-        else:
-            leaf.grad = made[leaf] = Tensor._make(np.asarray(grad.data + g))
-
     grads: dict[Node, list] = {}  # per waiting node, the gradient of each output so far
     waiting: list[tuple[int, Node]] = []  # a heap of (-sequence, node): newest first
+    heappop, heappush = heapq.heappop, heapq.heappush
 
-    def receive(node: Node, index: int, g) -> None:
+    for out, seed in zip(outputs, seeds):
+        node = out.grad_fn
+        if node is None:
+            if inputs is None:
+                _deliver_to_leaf(out, seed, create_graph, made)
+            else:
+                for i in capture.get(id(out), ()):
+                    captured[i] = _add(captured[i], seed)
+            continue
         slot = grads.get(node)
         if slot is None:
             slot = grads[node] = [None] * len(node.out_meta)
-            heapq.heappush(waiting, (-node.sequence, node))
-        slot[index] = g if slot[index] is None else slot[index] + g
-
-    for out, seed in zip(outputs, seeds):
-        if out.grad_fn is None:
-            deliver_to_leaf(out, seed)
-        else:
-            receive(out.grad_fn, out._output_nr, seed)
+            heappush(waiting, (-node.sequence, node))
+        slot[out._output_nr] = _add(slot[out._output_nr], seed)
 
     counter = counting.active
     anomaly = state.anomaly
@@ -317,7 +295,6 @@ def run_backward(
     state.grad_enabled = create_graph
     # What lets a leaf's gradient be added in place below, without a call per leaf.
     plain_leaves = inputs is None and not create_graph
-    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while waiting:
             node = heappop(waiting)[1]
@@ -325,7 +302,7 @@ def run_backward(
             if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
                 _fill_missing(node, out_grads, create_graph)
             if node.hooks or node.retained:
-                _run_node_hooks(node, out_grads, create_graph, as_tensor)
+                _run_node_hooks(node, out_grads, create_graph)
             if inputs is not None:
                 for i, g in enumerate(out_grads):
                     for j in capture.get((node, i), ()):
@@ -361,16 +338,44 @@ def run_backward(
                 data = edge.data
                 if g.shape != data.shape or g.dtype != data.dtype:
                     g = _fit(g, data.shape, data.dtype, node)
+                if inputs is not None:
+                    for i in capture.get(id(edge), ()):
+                        captured[i] = _add(captured[i], g)
+                    continue
                 grad = edge.grad
                 if plain_leaves and grad is not None and not edge._hooks and made.get(edge) is grad:
                     grad.data += g  # a .grad this backward made: nobody else holds it
                 else:
-                    deliver_to_leaf(edge, g)
+                    _deliver_to_leaf(edge, g, create_graph, made)
     finally:
         state.grad_enabled = previous_mode
     if inputs is None:
         return None
-    return [None if g is None else as_tensor(g) for g in captured]
+    return [None if g is None else _as_tensor(g) for g in captured]
+
+
+def _as_tensor(g) -> Tensor:
+    return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
+
+
+def _deliver_to_leaf(leaf: Tensor, g, create_graph: bool, made: dict) -> None:
+    """Run the leaf's hooks on ``g`` and add it to ``leaf.grad``; ``made`` maps each leaf to
+    the .grad Tensor this backward created for it, which nobody else holds yet."""
+    if leaf._hooks:
+        for hook in leaf._hooks:
+            result = hook(_as_tensor(g))
+            if result is not None:
+                g = result if create_graph else result.data
+    grad = leaf.grad
+    if create_graph:
+        leaf.grad = g if grad is None else grad + g
+    elif grad is None:
+        # A copy: g may be shared with other leaves or be a read-only broadcast view.
+        leaf.grad = made[leaf] = Tensor._make(np.array(g))
+    elif made.get(leaf) is grad:
+        grad.data += g
+    else:
+        leaf.grad = made[leaf] = Tensor._make(np.asarray(grad.data + g))
 
 
 def _fill_missing(node: Node, out_grads: list, create_graph: bool) -> None:
@@ -382,17 +387,17 @@ def _fill_missing(node: Node, out_grads: list, create_graph: bool) -> None:
             out_grads[i] = Tensor._make(zeros) if create_graph else zeros
 
 
-def _run_node_hooks(node: Node, out_grads: list, create_graph: bool, as_tensor) -> None:
+def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
     for i, g in enumerate(out_grads):
         for hook in (node.hooks or {}).get(i, ()):
-            result = hook(as_tensor(g))
+            result = hook(_as_tensor(g))
             if result is not None:
                 g = result if create_graph else result.data
         out_grads[i] = g
         ref = (node.retained or {}).get(i)
         tensor = ref() if ref is not None else None
         if tensor is not None:
-            tensor.grad = as_tensor(g) if tensor.grad is None else tensor.grad + as_tensor(g)
+            tensor.grad = _as_tensor(g) if tensor.grad is None else tensor.grad + _as_tensor(g)
 
 
 def _fit(g, shape: tuple, dtype, node: Node):
