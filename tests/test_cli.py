@@ -76,3 +76,18 @@ def test_a_missing_extra_is_an_error_message_not_a_traceback(monkeypatch, tmp_pa
     assert exit.value.code == 1
     err = capsys.readouterr().err
     assert "chainrule train: --plot needs matplotlib: pip install chainrule[demo]" in err
+
+
+def test_bench_runs_the_benchmark_suite_of_the_source_checkout(tmp_path, capfd):
+    # A new process: the suite pins BLAS threads before NumPy loads.
+    assert main(["bench", "--quick", "--only", "W1", "--out", str(tmp_path)]) == 0
+    assert "W1        chainrule" in capfd.readouterr().out
+    assert "|  | chainrule |" in (tmp_path / "results.md").read_text()
+
+
+def test_bench_without_a_source_checkout_says_where_the_suite_lives(monkeypatch, tmp_path, capsys):
+    from chainrule.apps import cli
+
+    monkeypatch.setattr(cli, "SOURCE_ROOT", tmp_path)
+    assert main(["bench"]) == 1
+    assert "runs from a source checkout" in capsys.readouterr().err

@@ -1,8 +1,10 @@
 """W2 and W6b: a chain of elementwise ops on shape (4,) tensors, on every tensor engine.
 
 W2 times forward and backward through 1,000 ops: with four numbers per op, this is the
-engine's per-op overhead, the cost that dominates small models. W6b builds a 100,000-op
-chain untimed and times the backward pass alone. x, a and b all need gradients.
+engine's per-op overhead, the cost that dominates small models. Its last row, the bare
+tape (`benchmarks.workloads.bare`), is the least any Python tape engine pays per op.
+W6b builds a 100,000-op chain untimed and times the backward pass alone. x, a and b all
+need gradients.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..suite import Impl, Target, Workload
+from .bare import bare_engine
 from .chain import chain, chain_floor
 from .engines import Engine, impls
 
@@ -62,6 +65,7 @@ def workloads(quick: bool) -> list[Workload]:
             [
                 Impl("numpy", lambda: floor(n_w2, split=False)),
                 *impls(lambda engine: forward_backward(engine, n_w2)),
+                Impl("bare tape", lambda: forward_backward(bare_engine(), n_w2)),
             ],
             targets=per_op,
         ),

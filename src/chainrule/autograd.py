@@ -65,7 +65,9 @@ class Node:
 
     ``edges[i]`` is None (input i needs no gradient), a leaf Tensor, or ``(node, index)``
     for an input produced by another node. ``out_meta`` holds each output's shape and dtype;
-    ``versions`` pairs each saved input's version counter with its value when saved.
+    ``versions`` is flat, ``(counter, value, counter, value, ...)``: each saved array's
+    version counter and its value when saved (flat, so a node makes one tuple, not one per
+    array: fewer objects for Python's garbage collector to scan).
     ``sequence`` numbers nodes in the order they were made, so a node's is larger than those
     of the nodes that made its inputs (backward runs nodes from the largest down).
     """
@@ -101,7 +103,8 @@ class Node:
 
     def check_versions(self) -> None:
         """Raise if an array saved for backward was modified in place since it was saved."""
-        for counter, expected in self.versions:
+        pairs = iter(self.versions)
+        for counter, expected in zip(pairs, pairs):
             if counter.value != expected:
                 raise GraphError(
                     f"{self.name}: a tensor saved for backward was modified in place by "
@@ -307,9 +310,8 @@ def run_backward(
                 for i, g in enumerate(out_grads):
                     for j in capture.get((node, i), ()):
                         captured[j] = _add(captured[j], g)
-            for version_counter, expected in node.versions:
-                if version_counter.value != expected:
-                    node.check_versions()  # raises, naming the op that changed it
+            if node.versions:
+                node.check_versions()
             in_grads = node._backward(out_grads, create_graph)
             if counter is not None:
                 _count_backward(node, in_grads)

@@ -344,7 +344,7 @@ class OpNode(Node):
         saved = dict(params) if params else {}
         # Each saved array's version counter and its value now: backward refuses to use an
         # array changed in place since (the output too: tanh's rule reads it).
-        versions = []
+        versions = ()
         for i, name in plan.inputs:
             saved[name] = arrays[i]
             arg = args[i]
@@ -352,7 +352,7 @@ class OpNode(Node):
                 counter = arg._counter
                 if counter is None:
                     counter = arg._counter = VersionCounter()
-                versions.append((counter, counter.value))
+                versions += (counter, counter.value)
         for i, name in plan.shapes:
             saved[name] = np.shape(arrays[i])
         if plan.out:
@@ -360,8 +360,8 @@ class OpNode(Node):
             counter = result._counter  # a view's is its base's; a new result has none yet
             if counter is None:
                 counter = result._counter = VersionCounter()
-            versions.append((counter, counter.value))
-        self.versions = tuple(versions) if versions else ()
+            versions += (counter, counter.value)
+        self.versions = versions
         self.op = op
         self.saved = saved
 
@@ -483,9 +483,10 @@ class Function(Node):
             node.out_meta = tuple((o.shape, o.dtype) for o in outs)
             # Saved inputs and outputs alike: an output changed in place breaks backward too.
             node.versions = tuple(
-                (t._version_counter, t._version_counter.value)
+                item
                 for t in (*args, *results)
                 if isinstance(t, Tensor) and any(t.data is s for s in node._saved)
+                for item in (t._version_counter, t._version_counter.value)
             )
             for i, result in enumerate(results):
                 result.requires_grad = True

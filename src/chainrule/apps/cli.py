@@ -1,11 +1,15 @@
 """The ``chainrule`` console command: ``chainrule train NAME`` runs a training demo,
 ``chainrule milestones`` retraces the history of neural networks, ``chainrule serve`` opens the
-live web page."""
+live web page, ``chainrule bench`` runs the benchmark suite of a source checkout."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import demos
 
@@ -47,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="open the live web page: graphs, gradients, training")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (0 picks a free one)")
+    commands.add_parser(
+        "bench", add_help=False,
+        help="run the benchmark suite: python -m benchmarks in a source checkout (same options)",
+    )  # fmt: skip
     from .milestones import MILESTONES
 
     history = commands.add_parser("milestones", help="retrace 1958-2017, perceptron to attention")
@@ -58,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        return bench(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -98,3 +109,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise  # chainrule.distributed's excepthook then stops every rank, not just this one
         parser.exit(1, f"chainrule train: {error}\n")
     return 0
+
+
+#: The repository a source checkout of chainrule lives in (src/chainrule/apps/cli.py).
+SOURCE_ROOT = Path(__file__).resolve().parents[3]
+
+
+def bench(args: list[str]) -> int:
+    """``python -m benchmarks ARGS`` from the source checkout, in a new process: the suite
+    pins BLAS threads before NumPy loads, which this process has already done."""
+    if not (SOURCE_ROOT / "benchmarks" / "__main__.py").is_file():
+        print(
+            "chainrule bench: the benchmark suite is not installed with the package; it runs "
+            'from a source checkout: git clone the repository, pip install -e ".[bench]", '
+            "then chainrule bench (or python -m benchmarks) there",
+            file=sys.stderr,
+        )
+        return 1
+    path = os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "benchmarks", *args]
+    return subprocess.call(command, env={**os.environ, "PYTHONPATH": path})
