@@ -95,7 +95,9 @@ class Node:
         """The nodes (or leaf Tensors) this node sends gradients to, as in PyTorch."""
         return self.edges
 
-    def _backward(self, grads: list, create_graph: bool) -> list:
+    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
+        """The gradient of each input (None for one without) from those of the outputs;
+        then, when ``release`` is true, free what was saved (`release`)."""
         raise NotImplementedError
 
     def release(self) -> None:
@@ -298,6 +300,8 @@ def run_backward(
     state.grad_enabled = create_graph
     # What lets a leaf's gradient be added in place below, without a call per leaf.
     plain_leaves = inputs is None and not create_graph
+    # Nodes free their saved arrays as they finish, unless op counting still reads them.
+    free = not retain_graph and counter is None
     try:
         while waiting:
             node = heappop(waiting)[1]
@@ -312,13 +316,13 @@ def run_backward(
                         captured[j] = _add(captured[j], g)
             if node.versions:
                 node.check_versions()
-            in_grads = node._backward(out_grads, create_graph)
+            in_grads = node._backward(out_grads, create_graph, free)
             if counter is not None:
                 _count_backward(node, in_grads)
+                if not retain_graph:
+                    node.release()
             if anomaly:
                 _check_finite(node, in_grads)
-            if not retain_graph:
-                node.release()
             for edge, g in zip(node.edges, in_grads):
                 if edge is None or g is None:
                     continue

@@ -34,7 +34,7 @@ class CheckpointNode(Node):
     def __repr__(self) -> str:
         return "<CheckpointBackward>"
 
-    def _backward(self, grads: list, create_graph: bool) -> list:
+    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
         if create_graph:
             raise GraphError(
                 "checkpoint: differentiating a checkpointed block twice is not supported"
@@ -61,6 +61,8 @@ class CheckpointNode(Node):
         if pairs:
             # Parameters used inside the block receive their .grad here, directly.
             run_backward([o for o, _ in pairs], [g for _, g in pairs], False, False)
+        if release:
+            self.release()
         return [
             x.grad.data if isinstance(x, Tensor) and x.grad is not None else None for x in inputs
         ]

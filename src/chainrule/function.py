@@ -372,7 +372,7 @@ class OpNode(Node):
     def __repr__(self) -> str:
         return f"<{self.op.backward_name}>"
 
-    def _backward(self, grads: list, create_graph: bool) -> list:
+    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
         if self.saved is None:
             raise GraphError(
                 f"{self.op.name}: trying to backward through the graph a second time, but its "
@@ -384,7 +384,10 @@ class OpNode(Node):
         in_grads = []  # a loop, not a comprehension: that would be one more frame per node
         for rule in self.plan.vjps:
             in_grads.append(None if rule is None else g if rule is PASS else rule(env))
-        del env["g"]
+        if release and (self.plan.inputs or self.plan.out):
+            self.saved = None  # `release`, inlined
+        else:
+            del env["g"]
         return in_grads
 
     def _as_tensors(self) -> dict:
@@ -494,7 +497,7 @@ class Function(Node):
                 result._output_nr = i
         return tuple(results) if is_tuple else results[0]
 
-    def _backward(self, grads: list, create_graph: bool) -> list:
+    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
         if create_graph:
             raise GraphError(
                 f"{self.name}: a Function's backward works on arrays, so it cannot be "
@@ -506,6 +509,8 @@ class Function(Node):
             raise GraphError(
                 f"{self.name}: backward returned {len(out)} gradients for {len(self.edges)} inputs"
             )
+        if release:
+            self.release()
         return out
 
     def release(self) -> None:
