@@ -35,11 +35,9 @@ class Engine:
         return self.record(loss_fn, params)()
 
 
-def chainrule_engine() -> Engine:
-    import chainrule as cr
-
-    def cross_entropy(logits, labels):
-        return -logits.log_softmax(1)[np.arange(len(labels)), labels].mean()
+def backward_record(as_array: Callable) -> Callable:
+    """``record`` for a library whose ``loss.backward()`` fills each leaf's ``.grad``, as
+    its users call it; ``as_array`` turns the library's tensors into NumPy arrays."""
 
     def record(loss_fn, params):
         for p in params:
@@ -48,9 +46,18 @@ def chainrule_engine() -> Engine:
 
         def backward():
             loss.backward()
-            return loss.data, [p.grad.data for p in params]
+            return as_array(loss), [as_array(p.grad) for p in params]
 
         return backward
+
+    return record
+
+
+def chainrule_engine() -> Engine:
+    import chainrule as cr
+
+    def cross_entropy(logits, labels):
+        return -logits.log_softmax(1)[np.arange(len(labels)), labels].mean()
 
     def sgd(params, lr):
         optimizer = cr.optim.SGD(params, lr=lr)
@@ -63,24 +70,13 @@ def chainrule_engine() -> Engine:
         cr.tanh,
         cr.relu,
         cross_entropy,
-        record,
+        backward_record(lambda t: t.data),
         sgd,
     )
 
 
 def torch_engine() -> Engine:
     import torch
-
-    def record(loss_fn, params):
-        for p in params:
-            p.grad = None
-        loss = loss_fn(*params)
-
-        def backward():
-            loss.backward()
-            return loss.detach().numpy(), [p.grad.numpy() for p in params]
-
-        return backward
 
     def sgd(params, lr):
         optimizer = torch.optim.SGD(params, lr=lr)
@@ -96,7 +92,7 @@ def torch_engine() -> Engine:
         torch.tanh,
         torch.relu,
         torch.nn.functional.cross_entropy,
-        record,
+        backward_record(lambda t: t.detach().numpy()),
         sgd,
     )
 
