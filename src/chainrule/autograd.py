@@ -327,7 +327,8 @@ def run_backward(
                 if edge is None or g is None:
                     continue
                 if type(edge) is tuple:
-                    # receive(parent, index, g), inlined: this runs once per edge.
+                    # Add g to what the parent has waiting; its first gradient queues it.
+                    # Written out here, as for the seeds above: this runs once per edge.
                     parent, index = edge
                     shape, dtype = parent.out_meta[index]
                     if g.shape != shape or g.dtype != dtype:

@@ -69,10 +69,8 @@ class ScaledBySaved(Rule):
     __slots__ = ("saved_name",)
 
     def __init__(self, saved_name: str) -> None:
-        self.fn = None
         self.saved_name = saved_name
-        self.names = ("g", saved_name)
-        self._resolve(self.names)
+        self.names = ("g", saved_name)  # what a node saves for it (no function to fetch for)
 
     def __call__(self, env: dict):
         return env["g"] * env[self.saved_name]
@@ -198,20 +196,17 @@ def elementwise(name: str, forward: Callable, *partials: Callable | float | str,
     vjp = [_scaled(p) for p in partials]
     terms = [_tangent_term(p, n) for p, n in zip(partials, inputs)]
     op = Op(name, forward, vjp, jvp=None, inputs=inputs, **options)
-    op.jvp = ElementwiseJVP(terms, inputs, partials)
+    op.jvp = ElementwiseJVP(terms, inputs)
     return op
 
 
 class ElementwiseJVP:
     """The JVP of an elementwise op: the sum of partial * tangent over inputs with tangents."""
 
-    __slots__ = ("terms", "inputs", "names")
+    __slots__ = ("terms", "inputs")
 
-    def __init__(self, terms, inputs, partials) -> None:
+    def __init__(self, terms, inputs) -> None:
         self.terms, self.inputs = terms, inputs
-        self.names = {p for p in partials if isinstance(p, str)} | {
-            n for p in partials if callable(p) for n in inspect.signature(p).parameters
-        }
 
     def __call__(self, env: dict):
         total = None
