@@ -41,46 +41,58 @@ class _State(threading.local):
 state = _State()
 
 
-class VersionCounter:
-    """Counts in-place changes to an array (shared by a tensor and its views)."""
+#: Numbers nodes in the order they are made (itertools.count is atomic under the GIL).
+_sequence = itertools.count()
 
-    __slots__ = ("value", "last_op")
+#: ``[stamp]`` of the latest in-place change to any array (-1: none yet). Backward checks a
+#: node for changed inputs only when this is newer than the node, so graphs recorded after
+#: the last change (each training step's, after the optimizer's update) pay no check.
+latest_change = [-1]
+
+
+class VersionCounter:
+    """Counts in-place changes to an array (shared by a tensor and its views).
+
+    ``changed_at`` stamps the latest change with the node sequence number of that moment, so
+    a node tells whether an array it saved was changed after it was recorded.
+    """
+
+    __slots__ = ("value", "last_op", "changed_at")
 
     def __init__(self) -> None:
         self.value = 0
         self.last_op = ""
+        self.changed_at = -1
 
     def bump(self, op: str) -> None:
         """Record one in-place change made by ``op``."""
         self.value += 1
         self.last_op = op
-
-
-#: Numbers nodes in the order they are made (itertools.count is atomic under the GIL).
-_sequence = itertools.count()
+        self.changed_at = latest_change[0] = next(_sequence)
 
 
 class Node:
     """A recorded op in the graph: where each input's gradient goes, and what it produced.
 
     ``edges[i]`` is None (input i needs no gradient), a leaf Tensor, or ``(node, index)``
-    for an input produced by another node. ``out_meta`` holds each output's shape and dtype;
-    ``versions`` is flat, ``(counter, value, counter, value, ...)``: each saved array's
-    version counter and its value when saved (flat, so a node makes one tuple, not one per
-    array: fewer objects for Python's garbage collector to scan).
+    for an input produced by another node. ``out_meta`` holds each output's shape and dtype.
+    ``watched`` holds what backward checks for in-place changes made after the node was
+    recorded: the Tensors whose arrays it saved (other items, such as numbers, are skipped)
+    and the version counters of saved outputs (a counter, not the output: the output points
+    to this node, and a cycle would keep the graph alive until the garbage collector runs).
     ``sequence`` numbers nodes in the order they were made, so a node's is larger than those
     of the nodes that made its inputs (backward runs nodes from the largest down).
     """
 
     __slots__ = (
-        "edges", "out_meta", "versions", "sequence", "hooks", "retained", "trace", "__weakref__"
+        "edges", "out_meta", "watched", "sequence", "hooks", "retained", "trace", "__weakref__"
     )  # fmt: skip
 
-    def __init__(self, edges: tuple, out_meta: tuple, versions: tuple) -> None:
+    def __init__(self, edges: tuple, out_meta: tuple, watched: tuple) -> None:
         self.sequence = next(_sequence)
         self.edges = edges
         self.out_meta = out_meta
-        self.versions = versions
+        self.watched = watched
         self.hooks: dict | None = None
         self.retained: dict | None = None
         self.trace = _user_frames() if state.anomaly else None
@@ -105,13 +117,14 @@ class Node:
 
     def check_versions(self) -> None:
         """Raise if an array saved for backward was modified in place since it was saved."""
-        pairs = iter(self.versions)
-        for counter, expected in zip(pairs, pairs):
-            if counter.value != expected:
+        for item in self.watched:
+            counter = item._counter if isinstance(item, Tensor) else item
+            if isinstance(counter, VersionCounter) and counter.changed_at > self.sequence:
                 raise GraphError(
                     f"{self.name}: a tensor saved for backward was modified in place by "
-                    f"{counter.last_op} (version {counter.value}, expected {expected}); "
-                    "use the out-of-place op, or clone() the tensor before changing it"
+                    f"{counter.last_op} after it was saved (it is now at version "
+                    f"{counter.value}); use the out-of-place op, or clone() the tensor before "
+                    "changing it"
                 )
 
 
@@ -296,6 +309,7 @@ def run_backward(
 
     counter = counting.active
     anomaly = state.anomaly
+    changes = latest_change
     previous_mode = state.grad_enabled
     state.grad_enabled = create_graph
     # What lets a leaf's gradient be added in place below, without a call per leaf.
@@ -314,7 +328,7 @@ def run_backward(
                 for i, g in enumerate(out_grads):
                     for j in capture.get((node, i), ()):
                         captured[j] = _add(captured[j], g)
-            if node.versions:
+            if changes[0] > node.sequence:  # something changed in place since node was made
                 node.check_versions()
             in_grads = node._backward(out_grads, create_graph, free)
             if counter is not None:

@@ -84,12 +84,20 @@ class NodePlan:
     """What a node of one op does when a given set of its inputs needs gradients, worked out
     once per op and set: ``vjps`` (the rule for each input, None for one that gets no
     gradient), the inputs it saves (index, name), the input shapes it saves (index,
-    ``x_shape``), and whether it saves ``out``."""
+    ``x_shape``), and whether it saves ``out``. ``every_input`` says the saved inputs are
+    all of them, so a node watches its arguments as they came for in-place changes."""
 
-    __slots__ = ("vjps", "inputs", "shapes", "out")
+    __slots__ = ("vjps", "inputs", "shapes", "out", "every_input")
 
-    def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool) -> None:
+    def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool, n: int) -> None:
         self.vjps, self.inputs, self.shapes, self.out = vjps, inputs, shapes, out
+        self.every_input = len(inputs) == n
+
+    def sources(self, args: tuple) -> tuple:
+        """The arguments whose arrays a node saves (to watch for in-place changes)."""
+        if self.every_input:
+            return args
+        return tuple([args[i] for i, _ in self.inputs])
 
 
 def _as_rule(fn: Callable | Rule | None) -> Rule | None:
@@ -146,6 +154,7 @@ class Op:
                 tuple((i, n) for i, n in named if n in asked),
                 tuple((i, f"{n}_shape") for i, n in named if f"{n}_shape" in asked),
                 "out" in asked,
+                len(self.inputs),
             )
         return plan
 
@@ -337,26 +346,23 @@ class OpNode(Node):
         self.out_meta = _OUT_META.get(key) or _out_meta(key)
         self.plan = plan = op._plans.get(needs_grad) or op.plan(needs_grad)
         saved = dict(params) if params else {}
-        # Each saved array's version counter and its value now: backward refuses to use an
-        # array changed in place since (the output too: tanh's rule reads it).
-        versions = ()
-        for i, name in plan.inputs:
-            saved[name] = arrays[i]
-            arg = args[i]
-            if isinstance(arg, Tensor):
-                counter = arg._counter
-                if counter is None:
-                    counter = arg._counter = VersionCounter()
-                versions += (counter, counter.value)
+        # What backward checks for in-place changes (`Node.check_versions`): the arguments
+        # whose arrays are saved, and the output's counter when the rules read the output
+        # (tanh's does). A new result has no counter yet; a view's is its base's.
+        watched = ()
+        if plan.inputs:
+            for i, name in plan.inputs:
+                saved[name] = arrays[i]
+            watched = plan.sources(args)
         for i, name in plan.shapes:
             saved[name] = np.shape(arrays[i])
         if plan.out:
             saved["out"] = out
-            counter = result._counter  # a view's is its base's; a new result has none yet
+            counter = result._counter
             if counter is None:
                 counter = result._counter = VersionCounter()
-            versions += (counter, counter.value)
-        self.versions = versions
+            watched += (counter,)
+        self.watched = watched
         self.op = op
         self.saved = saved
 
@@ -380,7 +386,7 @@ class OpNode(Node):
         for rule in self.plan.vjps:
             in_grads.append(None if rule is None else g if rule is PASS else rule(env))
         if release and (self.plan.inputs or self.plan.out):
-            self.saved = None  # `release`, inlined
+            self.saved, self.watched = None, ()  # `release`, inlined
         else:
             del env["g"]
         return in_grads
@@ -400,7 +406,7 @@ class OpNode(Node):
 
     def release(self) -> None:
         if self.plan.inputs or self.plan.out:
-            self.saved = None
+            self.saved, self.watched = None, ()
 
 
 class Function(Node):
@@ -480,12 +486,11 @@ class Function(Node):
             )
             node.out_meta = tuple((o.shape, o.dtype) for o in outs)
             # Saved inputs and outputs alike: an output changed in place breaks backward too.
-            node.versions = tuple(
-                item
-                for t in (*args, *results)
-                if isinstance(t, Tensor) and any(t.data is s for s in node._saved)
-                for item in (t._version_counter, t._version_counter.value)
-            )
+            # Outputs by their counters (`Node.watched` says why).
+            saved = node._saved or ()
+            node.watched = tuple(
+                a for a in args if isinstance(a, Tensor) and any(a.data is s for s in saved)
+            ) + tuple(r._version_counter for r in results if any(r.data is s for s in saved))
             for i, result in enumerate(results):
                 result.requires_grad = True
                 result.grad_fn = node
@@ -510,7 +515,7 @@ class Function(Node):
 
     def release(self) -> None:
         if self._saved:
-            self._saved = None
+            self._saved, self.watched = None, ()
 
 
 def _propagate_tangent(op: Op, args, arrays, params, result: Tensor) -> None:
