@@ -234,15 +234,18 @@ batch_hook: Callable | None = None
 def apply_op(op: Op, *args, **params) -> Tensor:
     """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node.
 
-    It is also `Op.__call__` (``mul(x, y)`` is ``apply_op(mul, x, y)``): one Python frame
-    per op, not two.
+    It is also `Op.__call__` (``mul(x, y)`` is ``apply_op(mul, x, y)``). This runs once per
+    op, so it makes the result Tensor and the `OpNode` itself, field by field, instead of
+    calling their constructors: a call each would add about 5% to W2's per-op time.
     """
     if batch_hook is not None:
         batched = batch_hook(op, args, params)
         if batched is not None:
             return batched
+
+    # The inputs: arrays for the forward, and where each one's gradient goes.
     arrays = []
-    edges = []  # where each input's gradient goes (`OpNode.edges`), when a node is recorded
+    edges = []  # `Node.edges`, when a node is recorded
     needs_grad = 0  # bit i set: input i requires grad
     bit = 1
     for arg in args:
@@ -258,6 +261,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
             arrays.append(arg)
         edges.append(None)
         bit <<= 1
+
+    # The forward, with NumPy's failures turned into errors that name the op.
     if op.check is not None:
         op.check(*arrays, **params)
     try:
@@ -266,13 +271,47 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         raise _explain(op, arrays, exc) from None
     if type(out) is not np.ndarray and not isinstance(out, np.ndarray):
         out = np.asarray(out)
-    result = Tensor._make(out)
-    if op.view:
-        result._counter = args[0]._version_counter
+    counter = args[0]._version_counter if op.view else None  # a view shares its base's
+
+    # The node: what the rules that will run ask for, and what backward watches.
+    node = None
     modes = state
     if needs_grad and op.vjp is not None and modes.grad_enabled and out.dtype.kind in "fc":
-        result.grad_fn = OpNode(op, args, arrays, params, result, edges, needs_grad)
-        result.requires_grad = True
+        node = _new(OpNode)
+        node.sequence = next(_sequence)
+        node.hooks = node.retained = None
+        node.trace = _user_frames() if modes.anomaly else None
+        node.edges = tuple(edges)
+        key = (out.shape, out.dtype)
+        node.out_meta = _OUT_META.get(key) or _out_meta(key)
+        node.op = op
+        node.plan = plan = op._plans.get(needs_grad) or op.plan(needs_grad)
+        node.saved = saved = dict(params) if params else {}
+        # `Node.watched`: the arguments whose arrays are saved, and the output's counter
+        # when the rules read the output (tanh's does).
+        watched = ()
+        if plan.inputs:
+            for i, name in plan.inputs:
+                saved[name] = arrays[i]
+            watched = args if plan.every_input else plan.sources(args)
+        if plan.shapes:
+            for i, name in plan.shapes:
+                saved[name] = np.shape(arrays[i])
+        if plan.out:
+            saved["out"] = out
+            if counter is None:
+                counter = VersionCounter()
+            watched += (counter,)
+        node.watched = watched
+
+    # The result, as `Tensor._make` would make it.
+    result = _new(Tensor)
+    result.data = out
+    result.grad = result._hooks = result._tangent = None
+    result.grad_fn = node
+    result.requires_grad = node is not None
+    result._output_nr = 0
+    result._counter = counter
     if modes.forward_ad and op.vjp is not None:
         _propagate_tangent(op, args, arrays, params, result)
     if counting.active is not None:
@@ -282,6 +321,7 @@ def apply_op(op: Op, *args, **params) -> Tensor:
 
 
 Op.__call__ = apply_op
+_new = object.__new__
 
 
 def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
@@ -321,50 +361,11 @@ class OpNode(Node):
     """The graph node an Op row leaves behind: its edges and exactly what its rules asked for.
 
     ``saved`` maps each name a VJP that will run asks for (inputs, ``x_shape``, ``out``, op
-    parameters) to its value; `Rule` reads its arguments from it by name.
+    parameters) to its value; `Rule` reads its arguments from it by name. `apply_op` makes
+    these nodes and fills in every field (those of `Node` too) itself.
     """
 
     __slots__ = ("op", "saved", "plan")
-
-    def __init__(
-        self,
-        op: Op,
-        args: Sequence,
-        arrays: Sequence,
-        params: dict,
-        result: Tensor,
-        edges: list,
-        needs_grad: int,
-    ) -> None:
-        # Node.__init__'s work, inlined: this runs once per recorded op.
-        self.sequence = next(_sequence)
-        self.hooks = self.retained = None
-        self.trace = _user_frames() if state.anomaly else None
-        self.edges = tuple(edges)
-        out = result.data
-        key = (out.shape, out.dtype)
-        self.out_meta = _OUT_META.get(key) or _out_meta(key)
-        self.plan = plan = op._plans.get(needs_grad) or op.plan(needs_grad)
-        saved = dict(params) if params else {}
-        # What backward checks for in-place changes (`Node.check_versions`): the arguments
-        # whose arrays are saved, and the output's counter when the rules read the output
-        # (tanh's does). A new result has no counter yet; a view's is its base's.
-        watched = ()
-        if plan.inputs:
-            for i, name in plan.inputs:
-                saved[name] = arrays[i]
-            watched = plan.sources(args)
-        for i, name in plan.shapes:
-            saved[name] = np.shape(arrays[i])
-        if plan.out:
-            saved["out"] = out
-            counter = result._counter
-            if counter is None:
-                counter = result._counter = VersionCounter()
-            watched += (counter,)
-        self.watched = watched
-        self.op = op
-        self.saved = saved
 
     @property
     def name(self) -> str:

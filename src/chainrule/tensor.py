@@ -96,7 +96,11 @@ class Tensor:
 
     @classmethod
     def _make(cls, array: np.ndarray, grad_fn=None, output_nr: int = 0) -> Tensor:
-        """Wrap an array without copying or checking (for the engine)."""
+        """Wrap an array without copying or checking (for the engine).
+
+        `chainrule.function.apply_op` makes its results the same way, inline: a slot added
+        to Tensor must be set there too.
+        """
         t = cls.__new__(cls)
         t.data = array
         t.grad = None
