@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import operator
 from collections.abc import Callable
 
 from .errors import DomainError, fmt_value
@@ -18,7 +19,6 @@ ARG_NAMES = ("x", "y", "out")
 
 # A partial asks by name for what it needs; the engine always calls it as f(x, y, out).
 _ADAPTERS: dict[tuple[str, ...], Callable] = {
-    (): lambda fn: lambda x, y, out: fn(),
     ("x",): lambda fn: lambda x, y, out: fn(x),
     ("y",): lambda fn: lambda x, y, out: fn(y),
     ("out",): lambda fn: lambda x, y, out: fn(out),
@@ -90,6 +90,9 @@ class Rule:
 
 def _positional(fn: Callable, op: str) -> Callable:
     names = tuple(inspect.signature(fn).parameters)
+    if not names:  # a constant (add's 1.0): computed once, so backward calls one function
+        value = fn()
+        return lambda x, y, out: value
     if names not in _ADAPTERS:
         raise TypeError(f"{op}: a partial may ask for {ARG_NAMES} in that order, got {names}")
     return _ADAPTERS[names](fn)
@@ -145,12 +148,12 @@ _POW_DOMAIN = "x ** y needs x > 0 when y is not an integer, and x != 0 when y < 
 # fmt: off
 RULES: dict[str, Rule] = {rule.name: rule for rule in [
     #    name          symbol        forward               ∂out/∂x                  ∂out/∂y
-    Rule("add",        "+",          lambda x, y: x + y,   lambda: 1.0,             lambda: 1.0),
-    Rule("sub",        "-",          lambda x, y: x - y,   lambda: 1.0,             lambda: -1.0),
-    Rule("mul",        "*",          lambda x, y: x * y,   lambda y: y,             lambda x: x),
-    Rule("div",        "/",          lambda x, y: x / y,   lambda y: 1.0 / y,       _d_div_divisor,
+    Rule("add",        "+",          operator.add,         lambda: 1.0,             lambda: 1.0),
+    Rule("sub",        "-",          operator.sub,         lambda: 1.0,             lambda: -1.0),
+    Rule("mul",        "*",          operator.mul,         lambda y: y,             lambda x: x),
+    Rule("div",        "/",          operator.truediv,     lambda y: 1.0 / y,       _d_div_divisor,
          domain="the divisor must not be 0"),
-    Rule("neg",        "neg",        lambda x: -x,         lambda: -1.0),
+    Rule("neg",        "neg",        operator.neg,         lambda: -1.0),
     # x ** c with a constant exponent c (x**2, x**-1, x**0.5): only x is differentiated.
     Rule("pow",        "**",         _pow,                 lambda x, y: y * x ** (y - 1),
          domain=_POW_DOMAIN),
@@ -188,28 +191,37 @@ class ScalarOps:
     __slots__ = ()
 
     # Binary operators lift a Python number to an operand and apply the row, in the order the
-    # expression reads: ``2 - x`` is sub(2, x).
+    # expression reads: ``2 - x`` is sub(2, x). Where the other operand is usually one of
+    # ours, the type test comes first: W1 makes a `_lift` call per op otherwise.
 
     def __add__(self, other):
-        return self._apply(_ADD, self, self._lift(other, "add"))
+        if type(other) is not type(self):
+            other = self._lift(other, "add")
+        return self._apply(_ADD, self, other)
 
     def __radd__(self, other):  # other + self
         return self._apply(_ADD, self._lift(other, "add"), self)
 
     def __sub__(self, other):
-        return self._apply(_SUB, self, self._lift(other, "sub"))
+        if type(other) is not type(self):
+            other = self._lift(other, "sub")
+        return self._apply(_SUB, self, other)
 
     def __rsub__(self, other):  # other - self
         return self._apply(_SUB, self._lift(other, "sub"), self)
 
     def __mul__(self, other):
-        return self._apply(_MUL, self, self._lift(other, "mul"))
+        if type(other) is not type(self):
+            other = self._lift(other, "mul")
+        return self._apply(_MUL, self, other)
 
     def __rmul__(self, other):  # other * self
         return self._apply(_MUL, self._lift(other, "mul"), self)
 
     def __truediv__(self, other):
-        return self._apply(_DIV, self, self._lift(other, "div"))
+        if type(other) is not type(self):
+            other = self._lift(other, "div")
+        return self._apply(_DIV, self, other)
 
     def __rtruediv__(self, other):  # other / self
         return self._apply(_DIV, self._lift(other, "div"), self)

@@ -28,7 +28,7 @@ class Value(ScalarOps):
     __slots__ = ("data", "grad", "label", "_prev", "_op", "_rule", "_args", "__weakref__")
 
     def __init__(self, data: float, label: str = "") -> None:
-        if not is_real(data):
+        if type(data) is not float and not is_real(data):  # a float is the common case
             raise TypeError(f"Value: data must be a real number, got {type(data).__name__}")
         self.data = float(data)
         self.grad = 0.0
@@ -74,7 +74,7 @@ class Value(ScalarOps):
         out._prev = parents
         out._op = rule.symbol
         out._rule = rule
-        out._args = args if len(args) == 2 else (args[0], None)
+        out._args = args if y is not None else (args[0], None)
         if counting.active is not None:
             counting.active.record_forward(rule.name)
         return out
@@ -96,16 +96,13 @@ class Value(ScalarOps):
         nodes hold this call's gradient. The topological order is built without recursion,
         so graphs a million ops deep work.
         """
-        order = topological_order(self)
+        order = topological_order(self, leaves=False)
         for node in order:
-            if node._rule is not None:
-                node.grad = 0.0
+            node.grad = 0.0
         self.grad += 1.0
         counter = counting.active
         for node in reversed(order):
             rule = node._rule
-            if rule is None:  # a leaf
-                continue
             x, y = node._args
             out, g = node.data, node.grad
             # One or two parents (a constant operand is no parent); partial i is d(out)/d(parent i).
@@ -143,8 +140,9 @@ Scalar = Value
 _PARENTS_DONE = object()
 
 
-def topological_order(root: Value) -> list[Value]:
-    """Every Value ``root`` depends on, parents before children, ``root`` last.
+def topological_order(root: Value, leaves: bool = True) -> list[Value]:
+    """Every Value ``root`` depends on, parents before children, ``root`` last; without the
+    leaves (Values no op made) when ``leaves`` is false, as backward wants them.
 
     Iterative depth-first search, so the depth of the graph is not bounded by Python's
     recursion limit.
@@ -158,6 +156,9 @@ def topological_order(root: Value) -> list[Value]:
             order.append(stack.pop())  # the node below the marker
         elif node not in visited:
             visited.add(node)
-            stack += (node, _PARENTS_DONE)
-            stack += node._prev
+            if node._prev:
+                stack += (node, _PARENTS_DONE)
+                stack += node._prev
+            elif leaves:
+                order.append(node)  # no parents to wait for
     return order
