@@ -230,13 +230,16 @@ class ElementwiseJVP:
 #: with a batched argument through the op's batching rule (None otherwise: one check per op).
 batch_hook: Callable | None = None
 
+#: Makes an object without running its class's ``__init__`` (for apply_op's results and nodes).
+_new = object.__new__
+
 
 def apply_op(op: Op, *args, **params) -> Tensor:
     """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node.
 
     It is also `Op.__call__` (``mul(x, y)`` is ``apply_op(mul, x, y)``). This runs once per
     op, so it makes the result Tensor and the `OpNode` itself, field by field, instead of
-    calling their constructors: a call each would add about 5% to W2's per-op time.
+    calling their constructors: those two calls would add about 5% to W2's per-op time.
     """
     if batch_hook is not None:
         batched = batch_hook(op, args, params)
@@ -321,7 +324,6 @@ def apply_op(op: Op, *args, **params) -> Tensor:
 
 
 Op.__call__ = apply_op
-_new = object.__new__
 
 
 def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
