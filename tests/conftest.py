@@ -7,6 +7,8 @@ import shutil
 import pytest
 from hypothesis import HealthCheck, settings
 
+import chainrule
+
 settings.register_profile(
     "default", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -18,6 +20,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 #: Tolerances for float64 comparisons, in one place.
 FD_TOL = {"atol": 1e-6, "rtol": 1e-5}  # central differences against backward
 TORCH_TOL = {"atol": 1e-10, "rtol": 1e-9}  # chainrule against PyTorch
+
+
+class Cube(chainrule.Function):
+    """x**3 with a hand-written backward on arrays (the tests' custom Function)."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return x**3
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return 3 * x**2 * g
 
 
 @pytest.fixture(scope="session")

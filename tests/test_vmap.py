@@ -3,7 +3,7 @@ composition with the other transforms, the per-example loop, randomness, and err
 
 import numpy as np
 import pytest
-from conftest import TORCH_TOL
+from conftest import TORCH_TOL, Cube  # Cube: a Function, which has no batching rule
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -303,18 +303,6 @@ def test_vmap_over_a_vjp_made_outside_it_loops_and_gives_each_cotangent_its_row(
     out, vjp_fn = func.vjp(lambda x: (x @ W).sin(), x)
     rows = func.vmap(vjp_fn)(Tensor(np.eye(4)))[0]
     np.testing.assert_allclose(rows.data, func.jacrev(lambda x: (x @ W).sin())(x).data)
-
-
-class Cube(chainrule.Function):
-    """x**3 by NumPy: a Function has no batching rule."""
-
-    def forward(self, x):
-        self.save_for_backward(x)
-        return x**3
-
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return 3 * x**2 * g
 
 
 def scale_in_place(x):

@@ -94,9 +94,8 @@ class NodePlan:
         self.every_input = len(inputs) == n
 
     def sources(self, args: tuple) -> tuple:
-        """The arguments whose arrays a node saves (to watch for in-place changes)."""
-        if self.every_input:
-            return args
+        """The arguments whose arrays a node saves (to watch for in-place changes), when
+        they are not all of them (`apply_op` keeps ``args`` itself then)."""
         return tuple([args[i] for i, _ in self.inputs])
 
 
