@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from strategies import away_from_zero, fixed, one, same, shapes
 
 import chainrule
-from chainrule.ops import shape as S
+from chainrule.ops import indexing
 
 
 def joinable(n, dim):
@@ -56,7 +56,7 @@ def put_mask(x):
 
 def basic_scatter(x):
     """getitem's backward row directly: zeros of (4, n) with x written into rows 1:3."""
-    return S.getitem_backward_row(x, shape=(4, x.shape[1]), index=(slice(1, 3),))
+    return indexing.getitem_backward_row(x, shape=(4, x.shape[1]), index=(slice(1, 3),))
 
 
 def torch_basic_scatter(x):
@@ -68,7 +68,7 @@ REPEATED = np.array([0, 2, 0, 0])
 
 def repeated_scatter(x):
     """index's backward row directly: x added into rows 0, 2, 0, 0 of a (3, n) zeros."""
-    return S.index_backward_row(x, shape=(3, x.shape[1]), index=(REPEATED,))
+    return indexing.index_backward_row(x, shape=(3, x.shape[1]), index=(REPEATED,))
 
 
 def torch_repeated_scatter(x):

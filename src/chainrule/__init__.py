@@ -11,9 +11,10 @@ from .counting import count_ops
 from .dual import Dual, derivative, forward_gradient
 from .dual import Dual as DualNumber  # the teaching material's name for Dual
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
-from .function import LINEAR, Function, Op, elementwise
+from .function import Function
 from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_check
 from .io import SerializationError, load, save
+from .op import LINEAR, Op, elementwise
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .scalar_nn import MLP, Layer, Neuron
 from .tensor import (

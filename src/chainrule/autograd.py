@@ -460,11 +460,14 @@ def sum_to_shape(g, shape: tuple, op: str = "sum_to_shape"):
 def _count_backward(node: Node, in_grads: list) -> None:
     edges = sum(1 for edge, g in zip(node.edges, in_grads) if edge is not None and g is not None)
     op = getattr(node, "op", None)
-    flops_of = counting.FLOPS.get(op.name) if op is not None else None
     flops = 0
-    if flops_of is not None and node.saved:
-        shapes = [np.shape(node.saved.get(name, ())) for name in op.inputs]
-        flops = flops_of(*shapes) * edges  # one product of the same size per input
+    if op is not None and callable(op.flops) and node.saved:
+        saved = node.saved
+        shapes = [np.shape(saved.get(name, ())) for name in op.inputs]
+        # A node saves every op parameter, and inputs, their shapes and out by their names.
+        named = {*op.inputs, *(f"{name}_shape" for name in op.inputs), "out"}
+        params = {key: value for key, value in saved.items() if key not in named}
+        flops = op.flops(*shapes, **params) * edges  # one product of the same size per input
     counting.active.record_backward(node.name, edges, flops)
 
 

@@ -1,11 +1,12 @@
-"""What `chainrule.func.vmap` runs on: `BatchTracer`, a batching rule per op, batched gradients.
+"""What `chainrule.func.vmap` runs on: `BatchTracer`, dispatch to each row's batching rule,
+and batched gradients.
 
 A BatchTracer wraps ``inner``, a Tensor holding every example with the batch dimension first,
-and shows the shape of one example. An op on a tracer runs once, on ``inner``, through its
-rule in `RULES`, which moves dims and params past the batch dim. Anything the batched run
-cannot do raises `NeedsValues` and vmap runs ``func`` once per example instead; `vmap` and
-its argument handling live in `chainrule.func`. Backward rules never see tracers: gradients
-are taken on the batched tensors underneath (`grad`).
+and shows the shape of one example. An op on a tracer runs once, on ``inner``, through the
+batching rule its row carries (``op.batch``), which moves dims and params past the batch
+dim. Anything the batched run cannot do raises `NeedsValues` and vmap runs ``func`` once per
+example instead; `vmap` and its argument handling live in `chainrule.func`. Backward rules
+never see tracers: gradients are taken on the batched tensors underneath (`grad`).
 """
 
 from __future__ import annotations
@@ -14,32 +15,20 @@ import contextlib
 import importlib
 import itertools
 import math
-import string
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from . import function
 from .autograd import grad as autograd_grad
 from .errors import GraphError, fmt_shape
-from .function import ElementwiseJVP, Op
-from .ops.shape import expand_row, permute_row, reshape_row
+from .op import Loops, NeedsValues, Op
+from .ops.shape import broadcast_batch
 from .tensor import Tensor
 
 # The module (chainrule.tensor, the package attribute, is the tensor() factory): vmap swaps
 # its random generator.
 tensor_module = importlib.import_module(".tensor", __package__)
-
-
-class NeedsValues(Exception):
-    """The batched run of vmap level ``level`` cannot go on; vmap catches this and runs
-    ``func`` once per example. Raised by: element values read (``.item()``, ``if t:``,
-    NumPy on ``.data``), an op without a batching rule, an in-place change of a batched
-    tensor, and random draws with ``randomness='different'``."""
-
-    def __init__(self, level: int | None, reason: str) -> None:
-        super().__init__(reason)
-        self.level = level
 
 
 class VmapError(GraphError):
@@ -113,7 +102,7 @@ def _holds_shape_only(args, kwargs) -> bool:
 class BatchTracer(Tensor):
     """A Tensor inside vmap: ``inner`` holds all examples (batch dim first) of vmap level
     ``level``; the tracer has one example's shape. Nested vmaps nest tracers: ``inner`` may
-    be a tracer of an outer level. Ops on it dispatch to `RULES` (see `dispatch`)."""
+    be a tracer of an outer level. Ops on it dispatch to their rows' rules (see `dispatch`)."""
 
     __slots__ = ("inner", "level")
 
@@ -206,19 +195,18 @@ def new_level(size: int) -> Iterator[int]:
 
 
 def dispatch(op, args: Sequence, params: dict):
-    """Run ``op`` on the innermost level's tracers through its rule, or None when no argument
-    is a tracer (`chainrule.function.apply_op` then runs it as usual)."""
+    """Run ``op`` on the innermost level's tracers through its row's batching rule (``op.batch``),
+    or None when no argument is a tracer (`chainrule.function.apply_op` then runs it as usual)."""
     level = max((a.level for a in args if isinstance(a, BatchTracer)), default=None)
     if level is None:
         return None
     name = op.name if isinstance(op, Op) else op.__name__  # an Op row or a Function class
     if any(isinstance(p, BatchTracer) for p in params.values()):
         raise NeedsValues(level, f"{name}: a batched tensor passed as a parameter")
-    rule = RULES.get(name) if isinstance(op, Op) else None
-    if rule is None and isinstance(op, Op) and isinstance(op.jvp, ElementwiseJVP):
-        rule = _elementwise
-    if rule is None:
-        raise NeedsValues(level, f"{name} has no batching rule")
+    rule = op.batch if isinstance(op, Op) else Loops("a Function has none")
+    if rule is None or isinstance(rule, Loops):
+        reason = f": {rule.reason}" if rule else ""
+        raise NeedsValues(level, f"{name} has no batching rule{reason}")
     values = [a.inner if isinstance(a, BatchTracer) and a.level == level else a for a in args]
     batched = [v is not a for v, a in zip(values, args)]
     try:
@@ -228,202 +216,6 @@ def dispatch(op, args: Sequence, params: dict):
             exc.level = level
         raise
     return BatchTracer.wrap(out, level)
-
-
-# Batching rules. Each gets the op, its arguments (a batched one replaced by its ``inner``,
-# batch dim first), which of them are batched, and the params the public function checked
-# against one example; it returns the batched result, batch dim first.
-
-
-def _rank(value, is_batched: bool) -> int:
-    return np.ndim(value) - is_batched
-
-
-def _with_rank(x, rank: int):
-    """A batched ``x`` with size-1 dims after the batch dim, so one example has ``rank`` dims
-    and broadcasts against unbatched operands the way one example would."""
-    missing = rank - (x.ndim - 1)
-    if missing <= 0:
-        return x
-    return reshape_row(x, shape=(x.shape[0],) + (1,) * missing + tuple(x.shape[1:]))
-
-
-def broadcast_batch(x, size: int):
-    """An unbatched ``x`` given a batch dim of ``size`` (a broadcast view: no copy)."""
-    shape = tuple(np.shape(x))
-    return expand_row(reshape_row(x, shape=(1, *shape)), shape=(size, *shape))
-
-
-def _all_batched(values: Sequence, batched: Sequence[bool]) -> list:
-    size = next(v.shape[0] for v, b in zip(values, batched) if b)
-    return [v if b else broadcast_batch(v, size) for v, b in zip(values, batched)]
-
-
-def _shifted(dims) -> tuple:
-    return tuple(d + 1 for d in dims)
-
-
-def _elementwise(op: Op, values, batched, params):
-    # Broadcasting aligns dims from the right: give every batched operand the full rank
-    # first, and the batch dim lands in front of the result.
-    ranks = [_rank(v, b) for v, b in zip(values, batched)]
-    ranks += [np.ndim(p) for p in params.values() if isinstance(p, (Tensor, np.ndarray))]
-    rank = max(ranks)
-    return op(*[_with_rank(v, rank) if b else v for v, b in zip(values, batched)], **params)
-
-
-def _reduction(op: Op, values, batched, params):
-    return op(values[0], **{**params, "dim": _shifted(params["dim"])})
-
-
-def _arg_reduction(op: Op, values, batched, params):
-    (x,) = values
-    if params["dim"] is not None:
-        return op(x, dim=params["dim"] + 1, keepdim=params["keepdim"])
-    size = x.shape[0]  # dim=None: over each example's flattened elements
-    out = op(reshape_row(x, shape=(size, math.prod(x.shape[1:]))), dim=1, keepdim=False)
-    return reshape_row(out, shape=(size,) + (1,) * (x.ndim - 1)) if params["keepdim"] else out
-
-
-def _reshape(op: Op, values, batched, params):
-    (x,) = values
-    shape = tuple(params["shape"])
-    if -1 in shape:
-        known = math.prod(n for n in shape if n != -1)
-        shape = tuple(math.prod(x.shape[1:]) // known if n == -1 else n for n in shape)
-    return op(x, shape=(x.shape[0], *shape))
-
-
-def _permute(op: Op, values, batched, params):
-    return op(values[0], dims=(0, *_shifted(params["dims"])))
-
-
-def _expand(op: Op, values, batched, params):
-    shape = tuple(params["shape"])
-    x = _with_rank(values[0], len(shape))
-    return op(x, shape=(x.shape[0], *shape))
-
-
-def _tile(op: Op, values, batched, params):
-    reps = tuple(params["reps"])
-    rank = max(len(reps), values[0].ndim - 1)
-    return op(_with_rank(values[0], rank), reps=(1,) * (1 + rank - len(reps)) + reps)
-
-
-def _flip(op: Op, values, batched, params):
-    return op(values[0], dims=_shifted(params["dims"]))
-
-
-def _roll(op: Op, values, batched, params):
-    (x,) = values
-    if params["dims"] is not None:
-        return op(x, shifts=params["shifts"], dims=_shifted(params["dims"]))
-    # dims=None rolls the flattened tensor: flatten each example, roll, shape back.
-    flat = reshape_row(x, shape=(x.shape[0], math.prod(x.shape[1:])))
-    return reshape_row(op(flat, shifts=params["shifts"], dims=(1,)), shape=tuple(x.shape))
-
-
-def _getitem(op: Op, values, batched, params):
-    return op(values[0], index=(slice(None), *params["index"]))
-
-
-def _index(op: Op, values, batched, params):
-    index = params["index"]
-    out = op(values[0], index=(slice(None), *index))
-    arrays = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
-    if not arrays or arrays == list(range(arrays[0], arrays[-1] + 1)):
-        return out
-    # Index arrays apart from each other put their broadcast dims first (NumPy's rule), and
-    # the batch dim after them: move it back to the front.
-    front = max(1 if index[i].dtype == bool else index[i].ndim for i in arrays)
-    order = (front, *range(front), *range(front + 1, out.ndim))
-    return permute_row(out, dims=order)
-
-
-def _scatter(op: Op, values, batched, params):
-    # getitem_backward and index_backward (reverse mode over a batch of cotangents): write
-    # each example's gradient into its own slice of the zeros.
-    (g,) = values
-    index = params["index"]
-    arrays = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
-    if arrays and arrays != list(range(arrays[0], arrays[-1] + 1)):
-        # Apart, index arrays take their broadcast dims first (see `_index`): so must g.
-        front = max(1 if index[i].dtype == bool else index[i].ndim for i in arrays)
-        g = permute_row(g, dims=(*range(1, front + 1), 0, *range(front + 1, g.ndim)))
-    return op(g, shape=(g.shape[0], *params["shape"]), index=(slice(None), *index))
-
-
-def _cat(op: Op, values, batched, params):
-    return op(*_all_batched(values, batched), **{**params, "dim": params["dim"] + 1})
-
-
-def _pad(op: Op, values, batched, params):
-    return op(values[0], widths=((0, 0), *params["widths"]), value=params["value"])
-
-
-def _matmul(op: Op, values, batched, params):
-    x, y = values
-    if batched[0] and not batched[1] and np.ndim(y) == 2:
-        # (B, ..., m, k) @ (k, n): one matrix product with the batch merged into the rows,
-        # not B small ones.
-        rows = tuple(x.shape[:-1])
-        flat = reshape_row(x, shape=(math.prod(rows), x.shape[-1]))
-        return reshape_row(op(flat, y), shape=(*rows, y.shape[-1]))
-    rank = max(_rank(x, batched[0]), _rank(y, batched[1]))
-    return op(*[_with_rank(v, rank) if b else v for v, b in zip(values, batched)])
-
-
-def _einsum(op: Op, values, batched, params):
-    equation = params["equation"]  # explicit: no '...', one letter per dimension
-    spare = [c for c in string.ascii_letters if c not in equation]
-    if not spare:
-        raise NeedsValues(None, "einsum: no subscript letter left for the batch dim")
-    lhs, output = equation.split("->")
-    terms = [spare[0] + t if b else t for t, b in zip(lhs.split(","), batched)]
-    return op(*values, equation=",".join(terms) + "->" + spare[0] + output)
-
-
-def _samples(op: Op, values, batched, params):
-    # Rows over a fixed-rank array whose first dim is a batch of independent samples
-    # (unfold, fold: (N, C, H, W) and (N, C*kH*kW, L)): the vmap batch joins that dim.
-    (x,) = values
-    merged = reshape_row(x, shape=(x.shape[0] * x.shape[1], *x.shape[2:]))
-    out = op(merged, **params)
-    return reshape_row(out, shape=(x.shape[0], x.shape[1], *out.shape[1:]))
-
-
-_ELEMENTWISE = (
-    "maximum minimum where clamp leaky_relu cast clone lt le gt ge eq ne logical_not "
-    "logical_and logical_or"
-)
-_REDUCTIONS = "sum mean var std prod amax amin logsumexp norm all any softmax log_softmax"
-
-#: The batching rule of each op by name: these ops run once on the whole batch. Ops made
-#: with `chainrule.elementwise` (add, mul, exp, tanh, relu, ...) use `_elementwise` without
-#: an entry. Every other op sends vmap to its per-example loop.
-RULES: dict[str, Callable] = {
-    **{name: _elementwise for name in _ELEMENTWISE.split()},
-    **{name: _reduction for name in _REDUCTIONS.split()},
-    "argmax": _arg_reduction,
-    "argmin": _arg_reduction,
-    "reshape": _reshape,
-    "permute": _permute,
-    "expand": _expand,
-    "tile": _tile,
-    "flip": _flip,
-    "roll": _roll,
-    "getitem": _getitem,
-    "index": _index,
-    "getitem_backward": _scatter,
-    "index_backward": _scatter,
-    "cat": _cat,
-    "stack": _cat,
-    "pad": _pad,
-    "matmul": _matmul,
-    "einsum": _einsum,
-    "unfold": _samples,
-    "fold": _samples,
-}
 
 
 # Moving between levels: the transforms in chainrule.func use these to take gradients and

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from contextlib import contextmanager
 
-import numpy as np
-
 
 class OpCounts:
     """Counts by op name for the forward and the backward pass, and matmul FLOPs.
@@ -87,18 +85,3 @@ def count_ops():
         yield active
     finally:
         active = previous
-
-
-def matmul_flops(x_shape: tuple, y_shape: tuple) -> int:
-    """Multiply-adds of x @ y, times 2 (NumPy's matmul broadcasting rules)."""
-    if not x_shape or not y_shape:
-        return 0
-    k = x_shape[-1]
-    x2 = x_shape if len(x_shape) > 1 else (1,) + x_shape
-    y2 = y_shape if len(y_shape) > 1 else y_shape + (1,)
-    batch = np.broadcast_shapes(x2[:-2], y2[:-2])
-    return 2 * int(np.prod(batch)) * x2[-2] * y2[-1] * k
-
-
-#: FLOPs of a forward op from its input shapes, for the ops where FLOPs are defined.
-FLOPS = {"matmul": matmul_flops}

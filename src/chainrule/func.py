@@ -428,16 +428,13 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error") -> Ca
     each output the same way (None: an output that does not depend on the mapped inputs).
 
     ``func`` runs once, on `chainrule.batching.BatchTracer` arguments that have one example's
-    shape, and each op runs once on the whole batch through its batching rule. Ops with a
-    rule (`chainrule.batching.RULES`): every elementwise op and comparison; sum, mean, var,
-    std, prod, amax, amin, logsumexp, norm, all, any, argmax, argmin, softmax, log_softmax;
-    reshape, view, flatten, unflatten, squeeze, unsqueeze, permute, transpose, ``.T``,
-    ``.mT``, expand, tile, repeat, flip, roll, pad, cat, stack, split, chunk, indexing (ints,
-    slices, None, ``...``, index lists and tensors that are not mapped), gather; matmul, dot,
-    outer, einsum; conv1d, conv2d, avg_pool2d, unfold, fold. When ``func`` does what one
-    batched run cannot (an op with no rule, such as ``max(x, dim)``, max_pool2d or a
-    `chainrule.Function`; reading values with ``.item()``, ``if`` on a tensor or NumPy on
-    ``.data``; changing a mapped tensor in place; indexing with a mapped index tensor), or
+    shape, and each op runs once on the whole batch through the batching rule its row
+    carries (``chainrule.ops.REGISTRY[name].batch``): every elementwise op, comparison,
+    reduction, shape, indexing, contraction and convolution row has one. When ``func`` does
+    what one batched run cannot (a row that loops on purpose, such as ``max(x, dim)`` and so
+    max_pool2d, or a `chainrule.Function`; reading values with ``.item()``, ``if`` on a
+    tensor or NumPy on ``.data``; changing a mapped tensor in place; indexing with a mapped
+    index tensor), or
     the batched run fails in any other way, vmap runs ``func`` once per example instead and
     stacks the results: the same values at a Python loop's cost (a genuine error of ``func``
     is raised by that loop). ``func`` may then run twice, so keep it free of side effects.

@@ -1,231 +1,23 @@
-"""Graph nodes for the tensor engine: `Op` rows, `elementwise()`, and the `Function` API.
+"""Running tensor ops: `apply_op` records an `OpNode` per op, forward mode carries tangents,
+and `Function` is the user-facing way to add an op whose forward and backward see arrays.
 
-An `Op` is one row: a NumPy forward plus one VJP rule per input and a JVP. A rule asks by
-name for what it needs (``g``, inputs ``x``/``y``, ``out``, ``x_shape``, op parameters), and
-a node saves exactly that. A `Function` subclass is the user-facing way to add an op whose
-forward and backward work on arrays. The backward engine is in `chainrule.autograd`.
+What an op is (its row) is declared in `chainrule.op`; the backward pass that runs the nodes
+is in `chainrule.autograd`.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
-from operator import itemgetter
 
 import numpy as np
 
 from . import counting
 from .autograd import Node, VersionCounter, _sequence, _user_frames, state
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+from .op import LINEAR, NOT_COUNTED, PASS, Op
 from .tensor import Tensor
 
-#: JVP marker for ops that are linear in their differentiable inputs: the JVP is the op
-#: itself applied to the tangents (reshape, sum, transpose, indexing...).
-LINEAR = "linear"
-
-
-class Rule:
-    """A VJP or JVP function with the names of what it asks for, resolved once."""
-
-    __slots__ = ("fn", "names", "fetch", "spread")
-
-    def __init__(self, fn: Callable) -> None:
-        self.fn = fn
-        self.names = tuple(inspect.signature(fn).parameters)
-        self._resolve(self.names)
-
-    def _resolve(self, names: tuple[str, ...]) -> None:
-        # ``itemgetter`` reads every argument in one C call; for one name it returns the
-        # bare value, hence ``spread`` (unpack the tuple) only for two or more.
-        self.fetch = itemgetter(*names) if names else None
-        self.spread = len(names) > 1
-
-    def __call__(self, env: dict):
-        if self.spread:
-            return self.fn(*self.fetch(env))
-        return self.fn(self.fetch(env)) if self.fetch else self.fn()
-
-
-class Scaled(Rule):
-    """The VJP of one input of an elementwise op: ``g * partial``, where ``partial`` is the
-    local derivative ∂out/∂input and asks by name for what it needs (``x``, ``y``, ``out``)."""
-
-    __slots__ = ()
-
-    def __init__(self, partial: Callable) -> None:
-        super().__init__(partial)
-        self.names = ("g", *self.names)  # what a node saves for it: the partial's arguments
-
-    def __call__(self, env: dict):
-        if self.spread:
-            return env["g"] * self.fn(*self.fetch(env))
-        return env["g"] * (self.fn(self.fetch(env)) if self.fetch else self.fn())
-
-
-class ScaledBySaved(Rule):
-    """``g * value`` for an elementwise input whose local derivative is one of the values the
-    node saves, named (for mul, ∂(x*y)/∂x is ``"y"``): no partial function to call."""
-
-    __slots__ = ("saved_name",)
-
-    def __init__(self, saved_name: str) -> None:
-        self.saved_name = saved_name
-        self.names = ("g", saved_name)  # what a node saves for it (no function to fetch for)
-
-    def __call__(self, env: dict):
-        return env["g"] * env[self.saved_name]
-
-
-#: The VJP that hands the output's gradient straight to the input (x + y, for both).
-PASS = Rule(lambda g: g)
-
-
-class NodePlan:
-    """What a node of one op does when a given set of its inputs needs gradients, worked out
-    once per op and set: ``vjps`` (the rule for each input, None for one that gets no
-    gradient), the inputs it saves (index, name), the input shapes it saves (index,
-    ``x_shape``), and whether it saves ``out``. ``every_input`` says the saved inputs are
-    all of them, so a node watches its arguments as they came for in-place changes."""
-
-    __slots__ = ("vjps", "inputs", "shapes", "out", "every_input")
-
-    def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool, n: int) -> None:
-        self.vjps, self.inputs, self.shapes, self.out = vjps, inputs, shapes, out
-        self.every_input = len(inputs) == n
-
-    def sources(self, args: tuple) -> tuple:
-        """The arguments whose arrays a node saves (to watch for in-place changes), when
-        they are not all of them (`apply_op` keeps ``args`` itself then)."""
-        return tuple([args[i] for i, _ in self.inputs])
-
-
-def _as_rule(fn: Callable | Rule | None) -> Rule | None:
-    return fn if fn is None or isinstance(fn, Rule) else Rule(fn)
-
-
-class Op:
-    """One differentiable tensor op: forward on arrays, a VJP per input, and a JVP.
-
-    ``inputs`` names the array operands in order (``("x", "y")`` by default for two
-    VJPs); any other keyword is an op parameter handed to ``forward`` and to rules that ask
-    for it. A VJP of None marks an input that gets no gradient (a condition, an index);
-    ``vjp=None`` makes the whole op non-differentiable (comparisons, argmax). ``view=True``
-    says the output shares memory with the first input, so both share a version counter.
-    ``check(*arrays, **params)`` may raise a clear error before NumPy runs. Calling an Op
-    runs it on tensors: ``__call__`` is `apply_op`.
-
-    >>> twice = Op("twice", lambda x: 2 * x, vjp=(lambda g: 2 * g,), jvp=LINEAR)
-    >>> y = twice(Tensor([1.0, 2.0], requires_grad=True)); y
-    tensor([2., 4.], grad_fn=<TwiceBackward>)
-    """
-
-    def __init__(
-        self,
-        name: str,
-        forward: Callable,
-        vjp: Sequence[Callable | None] | None,
-        jvp: Sequence[Callable | None] | str | None = None,
-        inputs: Sequence[str] | None = None,
-        view: bool = False,
-        check: Callable | None = None,
-    ) -> None:
-        self.name = name
-        self.forward = forward
-        n_inputs = len(vjp) if vjp else len(inspect.signature(forward).parameters)
-        self.inputs = tuple(inputs or ("x", "y", "z")[:n_inputs])
-        self.vjp = tuple(_as_rule(fn) for fn in vjp) if vjp else None
-        self.jvp = jvp if jvp in (None, LINEAR) else tuple(_as_rule(fn) for fn in jvp)
-        self.view = view
-        self.check = check
-        self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
-        self._plans: dict[int, NodePlan] = {}
-
-    def plan(self, needs_grad: int) -> NodePlan:
-        """The plan of a node whose inputs flagged in ``needs_grad`` (bit i for input i) get
-        gradients. Only the VJPs that will run count, so ``x * 3`` saves 3 but not x."""
-        plan = self._plans.get(needs_grad)
-        if plan is None:
-            vjps = tuple(rule if needs_grad >> i & 1 else None for i, rule in enumerate(self.vjp))
-            asked = {name for rule in vjps if rule for name in rule.names}
-            named = list(enumerate(self.inputs))
-            plan = self._plans[needs_grad] = NodePlan(
-                vjps,
-                tuple((i, n) for i, n in named if n in asked),
-                tuple((i, f"{n}_shape") for i, n in named if f"{n}_shape" in asked),
-                "out" in asked,
-                len(self.inputs),
-            )
-        return plan
-
-    def __repr__(self) -> str:
-        return f"Op({self.name!r})"
-
-
-def _scaled(partial: Callable | float | str) -> Rule:
-    """The VJP g * partial for an elementwise op; constants 1 and -1 pass g through."""
-    if isinstance(partial, str):
-        return ScaledBySaved(partial)
-    if partial == 1:
-        return PASS
-    if partial == -1:
-        return Rule(lambda g: -g)
-    if not callable(partial):
-        if partial == 0:
-            return Rule(lambda g: g * 0)
-        raise TypeError(f"elementwise: a constant partial must be 0, 1 or -1, got {partial}")
-    return Scaled(partial)
-
-
-def _tangent_term(partial: Callable | float | str, input_name: str) -> Callable:
-    """The JVP term partial * d<input> for an elementwise op."""
-    tangent = "d" + input_name
-    if isinstance(partial, str):
-        return lambda **env: env[partial] * env[tangent]
-    if not callable(partial):
-        if partial == 0:
-            return lambda **env: env[tangent] * 0
-        return (lambda **env: env[tangent]) if partial == 1 else (lambda **env: -env[tangent])
-    local = Rule(partial)
-    return lambda **env: local(env) * env[tangent]
-
-
-def elementwise(name: str, forward: Callable, *partials: Callable | float | str, **options) -> Op:
-    """An elementwise Op from its local derivatives: one per input, asking for x, y, out.
-
-    The VJP for input i is ``g * partial_i`` and the JVP is ``sum(partial_i * d_i)``;
-    the engine sums each VJP back to its input's broadcast shape. A constant partial (1, -1
-    or 0) saves nothing; a name (``"y"`` for mul's x) is that saved value itself.
-
-    >>> sin = elementwise("sin_example", np.sin, lambda x: np.cos(x))
-    >>> sin.vjp[0].names
-    ('g', 'x')
-    """
-    inputs = options.pop("inputs", ("x", "y", "z")[: len(partials)])
-    vjp = [_scaled(p) for p in partials]
-    terms = [_tangent_term(p, n) for p, n in zip(partials, inputs)]
-    op = Op(name, forward, vjp, jvp=None, inputs=inputs, **options)
-    op.jvp = ElementwiseJVP(terms, inputs)
-    return op
-
-
-class ElementwiseJVP:
-    """The JVP of an elementwise op: the sum of partial * tangent over inputs with tangents."""
-
-    __slots__ = ("terms", "inputs")
-
-    def __init__(self, terms, inputs) -> None:
-        self.terms, self.inputs = terms, inputs
-
-    def __call__(self, env: dict):
-        total = None
-        for term, name in zip(self.terms, self.inputs):
-            if env.get("d" + name) is not None:
-                value = term(**env)
-                total = value if total is None else total + value
-        return total
-
-
-#: Set by `chainrule.batching` while vmap runs a function on batched tensors: it runs an op
+#: Set by `chainrule.func.batching` while vmap runs a function on batched tensors: it runs an op
 #: with a batched argument through the op's batching rule (None otherwise: one check per op).
 batch_hook: Callable | None = None
 
@@ -317,8 +109,9 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     if modes.forward_ad and op.vjp is not None:
         _propagate_tangent(op, args, arrays, params, result)
     if counting.active is not None:
-        flops = counting.FLOPS.get(op.name)
-        counting.active.record_forward(op.name, flops(*map(np.shape, arrays)) if flops else 0)
+        flops = op.flops
+        counted = flops(*map(np.shape, arrays), **params) if flops is not NOT_COUNTED else 0
+        counting.active.record_forward(op.name, counted)
     return result
 
 
@@ -362,7 +155,7 @@ class OpNode(Node):
     """The graph node an Op row leaves behind: its edges and exactly what its rules asked for.
 
     ``saved`` maps each name a VJP that will run asks for (inputs, ``x_shape``, ``out``, op
-    parameters) to its value; `Rule` reads its arguments from it by name. `apply_op` makes
+    parameters) to its value; `TensorRule` reads its arguments from it by name. `apply_op` makes
     these nodes and fills in every field (those of `Node` too) itself.
     """
 
@@ -381,16 +174,14 @@ class OpNode(Node):
                 f"{self.op.name}: trying to backward through the graph a second time, but its "
                 "saved arrays were freed; pass retain_graph=True to the first backward()"
             )
-        # Without create_graph the rules read the saved dict itself, "g" added for the call.
+        # Without create_graph the rules read the saved dict itself (and never change it).
         env = self._as_tensors() if create_graph else self.saved
-        g = env["g"] = grads[0]
+        g = grads[0]
         in_grads = []  # a loop, not a comprehension: that would be one more frame per node
         for rule in self.plan.vjps:
-            in_grads.append(None if rule is None else g if rule is PASS else rule(env))
-        if release and (self.plan.inputs or self.plan.out):
-            self.saved, self.watched = None, ()  # `release`, inlined
-        else:
-            del env["g"]
+            in_grads.append(None if rule is None else g if rule is PASS else rule(g, env))
+        if release:
+            self.release()
         return in_grads
 
     def _as_tensors(self) -> dict:
@@ -407,6 +198,7 @@ class OpNode(Node):
         return env
 
     def release(self) -> None:
+        """Free the saved arrays (a node that saved none stays runnable: nothing was lost)."""
         if self.plan.inputs or self.plan.out:
             self.saved, self.watched = None, ()
 
@@ -540,23 +332,9 @@ def _propagate_tangent(op: Op, args, arrays, params, result: Tensor) -> None:
             env["d" + name] = t
             env[name + "_shape"] = np.shape(a)
         env["out"] = result.data
-        if isinstance(op.jvp, ElementwiseJVP):
-            tangent = op.jvp(env)
-        else:
-            tangent = _sum_jvp(op.jvp, env, tangents)
+        tangent = op.jvp(env)
     if tangent is not None:
         tangent = np.asarray(tangent)
         if tangent.shape != result.shape:
             tangent = np.broadcast_to(tangent, result.shape).copy()
         result._tangent = tangent.astype(result.dtype, copy=False)
-
-
-def _sum_jvp(rules, env: dict, tangents: list):
-    """Sum the JVP terms of the inputs that carry a tangent."""
-    total = None
-    for rule, tangent in zip(rules, tangents):
-        if rule is None or tangent is None:
-            continue
-        value = rule(env)
-        total = value if total is None else total + value
-    return total

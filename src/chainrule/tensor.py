@@ -440,7 +440,7 @@ class Tensor:
         return self._inplace(F.elementwise.copy_into, source, "copy_")
 
     def __setitem__(self, index, value) -> None:
-        self._inplace(F.shape.index_put, (index, value), "setitem")
+        self._inplace(F.indexing.index_put, (index, value), "setitem")
 
     def _inplace(self, op, other, name: str) -> Tensor:
         recording = state.grad_enabled and (
@@ -730,7 +730,7 @@ class Tensor:
         return F.gather(self, dim, index)
 
     def __getitem__(self, index) -> Tensor:
-        return F.shape.getitem(self, index)
+        return F.indexing.getitem(self, index)
 
     # Linear algebra.
 

@@ -17,11 +17,19 @@ from .special import erf as _erf
 from .tensor import Tensor
 
 
+def run(row, *args, **params):
+    """Run an op row inside a rule: its forward on arrays, the row itself on Tensors (a
+    backward with create_graph=True records it), as the functions below do for public ops."""
+    if any(isinstance(a, Tensor) for a in args):
+        return row(*args, **params)
+    return row.forward(*args, **params)
+
+
 def _either(name: str, array_fn: Callable) -> Callable:
     def fn(*args, **kwargs):
         for arg in args:
             if isinstance(arg, Tensor):
-                return getattr(F, name)(*args, **kwargs)
+                return getattr(ops, name)(*args, **kwargs)
         return array_fn(*args, **kwargs)
 
     fn.__name__ = name
@@ -96,4 +104,4 @@ flip = _either("flip", np.flip)
 roll = _either("roll", np.roll)
 
 
-from . import ops as F  # noqa: E402
+from . import ops  # noqa: E402  (the ops' rules call this module's functions)

@@ -17,13 +17,14 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .. import xp
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
-from ..function import LINEAR, Op
+from ..op import LINEAR, Op
 from ..tensor import Tensor
 from .linalg import matmul, matmul_add_row, matmul_row
 from .reduce import max_row
 from .reduce import sum as sum_over
-from .shape import _call, pad, permute, reshape, unsqueeze
+from .shape import pad, permute, reshape, unsqueeze
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "max_pool2d"]
 
@@ -97,22 +98,53 @@ def _untiles(t, kernel_size, output_size):
     return out
 
 
+def _batch_samples(op: Op, values, batched, params):
+    # unfold and fold work on fixed-rank arrays whose first dim is a batch of independent
+    # samples ((N, C, H, W) and (N, C*kH*kW, L)): the vmap batch joins that dim.
+    (x,) = values
+    merged = x.reshape((x.shape[0] * x.shape[1], *x.shape[2:]))
+    out = op(merged, **params)
+    return out.reshape((x.shape[0], x.shape[1], *out.shape[1:]))
+
+
+def _batch_tiles(op: Op, values, batched, params):
+    # (B, N, C, H, W) -> tiles of (B*N, C, H, W): (k, B*N, C, oH, oW) -> (B, k, N, C, oH, oW).
+    (x,) = values
+    b, n = x.shape[:2]
+    out = op(x.reshape((b * n, *x.shape[2:])), **params)
+    return out.reshape((out.shape[0], b, n, *out.shape[2:])).permute(1, 0, 2, 3, 4, 5)
+
+
+def _batch_untiles(op: Op, values, batched, params):
+    # (B, k, N, C, oH, oW) -> (k, B*N, C, oH, oW) -> untiles into (B*N, C, H, W) -> (B, ...).
+    (t,) = values
+    b, k, n = t.shape[:3]
+    merged = t.permute(1, 0, 2, 3, 4, 5).reshape((k, b * n, *t.shape[3:]))
+    size = params["output_size"]
+    out = op(merged, kernel_size=params["kernel_size"], output_size=(b * n, *size[1:]))
+    return out.reshape((b, *size))
+
+
 # fmt: off
-unfold_row = Op("unfold", _unfold, jvp=LINEAR,
+unfold_row = Op("unfold", _unfold, jvp=LINEAR, kind="window", batch=_batch_samples,
+                doc="im2col: each sliding window of (N, C, H, W) x as a column of (N, C*kH*kW, L).",
                 vjp=(lambda g, x_shape, kernel_size, dilation, padding, stride:
-                     _call(fold_row, g, output_size=x_shape[2:], kernel_size=kernel_size,
-                           dilation=dilation, padding=padding, stride=stride),))
-fold_row = Op("fold", _fold, jvp=LINEAR,
+                     xp.run(fold_row, g, output_size=x_shape[2:], kernel_size=kernel_size,
+                            dilation=dilation, padding=padding, stride=stride),))
+fold_row = Op("fold", _fold, jvp=LINEAR, kind="window", batch=_batch_samples,
+              doc="col2im: columns added back into place, the adjoint of unfold.",
               vjp=(lambda g, kernel_size, dilation, padding, stride:
-                   _call(unfold_row, g, kernel_size=kernel_size, dilation=dilation,
-                         padding=padding, stride=stride),))
+                   xp.run(unfold_row, g, kernel_size=kernel_size, dilation=dilation,
+                          padding=padding, stride=stride),))
 # Windows that tile the input (pooling's default, stride = kernel) as slabs, window position
 # first: one slab copy per position, where unfold's columns plus a permute cost a transpose.
-tiles_row = Op("tiles", _tiles, jvp=LINEAR,
+tiles_row = Op("tiles", _tiles, jvp=LINEAR, kind="window", batch=_batch_tiles,
+               doc="The whole kH x kW tiles of (N, C, H, W) x, as (kH*kW, N, C, H/kH, W/kW).",
                vjp=(lambda g, x_shape, kernel_size:
-                    _call(untiles_row, g, kernel_size=kernel_size, output_size=x_shape),))
-untiles_row = Op("untiles", _untiles, jvp=LINEAR,
-                 vjp=(lambda g, kernel_size: _call(tiles_row, g, kernel_size=kernel_size),))
+                    xp.run(untiles_row, g, kernel_size=kernel_size, output_size=x_shape),))
+untiles_row = Op("untiles", _untiles, jvp=LINEAR, kind="window", batch=_batch_untiles,
+                 doc="Slabs written back over their tiles in zeros, the adjoint of tiles.",
+                 vjp=(lambda g, kernel_size: xp.run(tiles_row, g, kernel_size=kernel_size),))
 # fmt: on
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import string
 from collections.abc import Callable, Sequence
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from .. import xp
 from ..errors import ShapeError, fmt_shape
-from ..function import Op
+from ..op import NeedsValues, Op, with_rank
 from ..tensor import Tensor
 from .shape import reshape
 
@@ -30,17 +31,46 @@ def _matmul_add(x, y, z):
     return out + z
 
 
+def matmul_flops(x_shape: tuple, y_shape: tuple, z_shape: tuple = ()) -> int:
+    """Multiply-adds of x @ y, times 2 (NumPy's matmul broadcasting rules); 0 for a shape
+    not known (an operand the backward did not save). A bias z adds nothing counted."""
+    if not x_shape or not y_shape:
+        return 0
+    k = x_shape[-1]
+    x2 = x_shape if len(x_shape) > 1 else (1,) + x_shape
+    y2 = y_shape if len(y_shape) > 1 else y_shape + (1,)
+    batch = np.broadcast_shapes(x2[:-2], y2[:-2])
+    return 2 * int(np.prod(batch)) * x2[-2] * y2[-1] * k
+
+
+def _batch_matmul(op: Op, values, batched, params):
+    x, y = values[:2]
+    if len(values) == 2 and batched[0] and not batched[1] and np.ndim(y) == 2:
+        # (B, ..., m, k) @ (k, n): one matrix product with the batch merged into the rows,
+        # not B small ones.
+        rows = tuple(x.shape[:-1])
+        return op(x.reshape((math.prod(rows), x.shape[-1])), y).reshape((*rows, y.shape[-1]))
+    # Both operands have 2 dims or more (see `matmul`): size-1 dims after the batch dim
+    # broadcast as one example's would, for the product and the bias alike.
+    rank = max(np.ndim(v) - b for v, b in zip(values, batched))
+    return op(*[with_rank(v, rank) if b else v for v, b in zip(values, batched)])
+
+
 # fmt: off
 # Both operands have at least 2 dims here (matmul() promotes vectors first), so each rule is
 # one product; the engine sums the gradient over broadcast batch dims.
 matmul_row = Op("matmul", np.matmul,
                 vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g),
-                jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy))
+                jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy),
+                kind="contraction", batch=_batch_matmul, flops=matmul_flops,
+                doc="The matrix product of x and y (2 dims or more), batch dims broadcast.")
 # x @ y + z in one row, as convolution needs: composed, the sum would be a second array the
 # size of the output (a convolution's largest).
 matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
                     vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g, lambda g: g),
-                    jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz))
+                    jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz),
+                    kind="contraction", batch=_batch_matmul, flops=matmul_flops,
+                    doc="x @ y + z in one pass (convolution with a bias).")
 # fmt: on
 
 
@@ -285,6 +315,28 @@ def _einsum_jvp_rule(i: int, names: Sequence[str]) -> Callable:
     return _asking(asked, lambda dx, equation, *xs: _einsum_jvp(i, dx, equation, xs))
 
 
+def _batch_einsum(op: Op, values, batched, params):
+    equation = params["equation"]  # explicit: no '...', one letter per dimension
+    spare = [c for c in string.ascii_letters if c not in equation]
+    if not spare:
+        raise NeedsValues(None, "einsum: no subscript letter left for the batch dim")
+    lhs, output = equation.split("->")
+    terms = [spare[0] + t if b else t for t, b in zip(lhs.split(","), batched)]
+    return op(*values, equation=",".join(terms) + "->" + spare[0] + output)
+
+
+def _einsum_flops(*shapes: tuple, equation: str) -> int:
+    """2 * (operands - 1) products for every combination of the equation's letters; 0 when
+    a shape is not known (an operand the backward did not save)."""
+    terms = equation.split("->")[0].split(",")
+    sizes = {}
+    for term, shape in zip(terms, shapes):
+        if len(term) != len(shape):
+            return 0
+        sizes.update(zip(term, shape))
+    return 2 * (len(shapes) - 1) * math.prod(sizes.values())
+
+
 @functools.cache
 def einsum_row(n: int) -> Op:
     """The einsum row for ``n`` operands, named x0, x1, ...
@@ -300,6 +352,10 @@ def einsum_row(n: int) -> Op:
         vjp=tuple(_einsum_vjp_rule(i, names) for i in range(n)),
         jvp=tuple(_einsum_jvp_rule(i, names) for i in range(n)),
         inputs=names,
+        kind="contraction",
+        batch=_batch_einsum,
+        flops=_einsum_flops,
+        doc="Einstein summation over an explicit equation (no '...').",
     )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import xp
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from ..function import LINEAR, Op, Rule
+from ..op import LINEAR, Loops, Op, TensorRule, shifted
 from ..tensor import Tensor
 
 __all__ = [
@@ -85,21 +85,36 @@ def _signature(*names: str) -> inspect.Signature:
     return inspect.Signature([inspect.Parameter(name, kind) for name in names])
 
 
-def reduction(name: str, forward: Callable, partial: Callable) -> Op:
+def batch_reduction(op: Op, values: list, batched: list, params: dict):
+    """The batching rule of a row over ``dim``: the same dims, one further on."""
+    return op(values[0], **{**params, "dim": shifted(params["dim"])})
+
+
+def _batch_arg_reduction(op: Op, values: list, batched: list, params: dict):
+    (x,) = values
+    if params["dim"] is not None:
+        return op(x, dim=params["dim"] + 1, keepdim=params["keepdim"])
+    size = x.shape[0]  # dim=None: over each example's flattened elements
+    out = op(x.reshape((size, math.prod(x.shape[1:]))), dim=1, keepdim=False)
+    return out.reshape((size,) + (1,) * (x.ndim - 1)) if params["keepdim"] else out
+
+
+def reduction(name: str, forward: Callable, partial: Callable, doc: str, batch=None) -> Op:
     """A reduction row from its local derivative ∂out/∂x, an array of the input's shape.
 
     ``forward(x, dim, keepdim, **params)`` reduces over the normalised ``dim``. ``partial``
     asks by name, like any rule, for ``x``, ``x_shape``, ``out``, ``dim`` and op
     parameters; it gets ``out`` with the reduced dimensions kept, so ``x == out`` and
     ``x - out`` broadcast. The VJP is g broadcast back times the partial; the JVP sums
-    partial * dx over ``dim``, so both follow from one expression.
+    partial * dx over ``dim``, so both follow from one expression. The row batches by
+    shifting ``dim`` past the batch dim (`batch_reduction`).
 
     >>> total = reduction("total_example", lambda x, dim, keepdim: x.sum(dim, keepdims=keepdim),
-    ...                   lambda x: 1 + 0 * x)
+    ...                   lambda x: 1 + 0 * x, doc="The sum over dim.")
     >>> total.vjp[0].names
     ('g', 'x_shape', 'dim', 'keepdim', 'x')
     """
-    local = Rule(partial)
+    local = TensorRule(partial)
     fixed = ("x_shape", "dim", "keepdim")
     names = fixed + tuple(n for n in local.names if n not in fixed)
 
@@ -107,7 +122,7 @@ def reduction(name: str, forward: Callable, partial: Callable) -> Op:
         env = dict(zip(names, values))
         if "out" in env:
             env["out"] = keep_dims(env["out"], env["x_shape"], env["dim"], env["keepdim"])
-        return env, local(env)
+        return env, local(None, env)
 
     def vjp(g, *values):
         env, d = partial_at(values)
@@ -119,7 +134,15 @@ def reduction(name: str, forward: Callable, partial: Callable) -> Op:
 
     vjp.__signature__ = _signature("g", *names)
     jvp.__signature__ = _signature("dx", *names)
-    return Op(name, forward, vjp=(vjp,), jvp=(jvp,))
+    return Op(
+        name,
+        forward,
+        vjp=(vjp,),
+        jvp=(jvp,),
+        kind="reduction",
+        batch=batch or batch_reduction,
+        doc=doc,
+    )
 
 
 # Local derivatives, shared by the rows below. Each works on arrays and on Tensors.
@@ -247,57 +270,75 @@ def _norm(x, p, dim, keepdim):
 sum_row = Op(
     "sum", lambda x, dim, keepdim: np.sum(x, axis=dim, keepdims=keepdim),
     vjp=(lambda g, x_shape, dim, keepdim: expand_back(g, x_shape, dim, keepdim),),
-    jvp=LINEAR)
+    jvp=LINEAR, kind="reduction", batch=batch_reduction, doc="The sum over dim.")
 mean_row = Op(
     "mean", lambda x, dim, keepdim: _mean(x, dim, keepdim),
     vjp=(lambda g, x_shape, dim, keepdim:  # scaled before it is spread: fewer products
          expand_back(g * (1 / _count(x_shape, dim)), x_shape, dim, keepdim),),
-    jvp=LINEAR)
-var_row = reduction("var", _var, lambda x, dim, correction: _var_partial(x, dim, correction))
+    jvp=LINEAR, kind="reduction", batch=batch_reduction, doc="The mean over dim.")
+var_row = reduction("var", _var, lambda x, dim, correction: _var_partial(x, dim, correction),
+                    doc="The variance over dim, with Bessel's correction.")
 # d std = d var / (2 std), taken as 0 where std == 0 (a constant slice), as PyTorch does.
 std_row = reduction(
     "std", lambda x, dim, keepdim, correction: np.sqrt(_var(x, dim, keepdim, correction)),
-    lambda x, out, dim, correction: _div_or_zero(_var_partial(x, dim, correction), 2 * out))
+    lambda x, out, dim, correction: _div_or_zero(_var_partial(x, dim, correction), 2 * out),
+    doc="The standard deviation over dim; its gradient is 0 where it is 0.")
 prod_row = reduction(
     "prod", lambda x, dim, keepdim: np.prod(x, axis=dim, keepdims=keepdim),
-    lambda x, dim: _others_product(x, dim))
+    lambda x, dim: _others_product(x, dim),
+    doc="The product over dim; the gradient is right where x has zeros.")
 amax_row = reduction(
     "amax", lambda x, dim, keepdim: np.amax(x, axis=dim, keepdims=keepdim),
-    lambda x, out, dim: _ties(x == out, dim, x))
+    lambda x, out, dim: _ties(x == out, dim, x),
+    doc="The maximum over dim; tied elements share the gradient equally.")
 amin_row = reduction(
     "amin", lambda x, dim, keepdim: np.amin(x, axis=dim, keepdims=keepdim),
-    lambda x, out, dim: _ties(x == out, dim, x))
+    lambda x, out, dim: _ties(x == out, dim, x),
+    doc="The minimum over dim; tied elements share the gradient equally.")
 # max(x, dim) and min(x, dim): the values at precomputed indices (each slice's first extreme,
 # so np.amax reads them faster than np.take_along_axis would gather them); only those get
-# gradient.
-max_row = reduction("max", lambda x, dim, keepdim, indices: np.amax(x, axis=dim, keepdims=keepdim),
-                    lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices))
-min_row = reduction("min", lambda x, dim, keepdim, indices: np.amin(x, axis=dim, keepdims=keepdim),
-                    lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices))
-logsumexp_row = reduction("logsumexp", _logsumexp, lambda x, out: xp.exp(x - out))
-norm_row = reduction("norm", _norm, lambda x, out, p, dim: _norm_partial(x, out, p, dim))
+# gradient. No batching rule: the public functions find the indices from the values first.
+_READS_INDICES = Loops("max(x, dim) and min(x, dim) find their indices from the values")
+max_row = reduction(
+    "max", lambda x, dim, keepdim, indices: np.amax(x, axis=dim, keepdims=keepdim),
+    lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices), batch=_READS_INDICES,
+    doc="max(x, dim).values; the gradient goes to the first maximum of each slice only.")
+min_row = reduction(
+    "min", lambda x, dim, keepdim, indices: np.amin(x, axis=dim, keepdims=keepdim),
+    lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices), batch=_READS_INDICES,
+    doc="min(x, dim).values; the gradient goes to the first minimum of each slice only.")
+logsumexp_row = reduction("logsumexp", _logsumexp, lambda x, out: xp.exp(x - out),
+                          doc="log(sum(exp(x))) over dim, without overflow.")
+norm_row = reduction("norm", _norm, lambda x, out, p, dim: _norm_partial(x, out, p, dim),
+                     doc="The p-norm over dim.")
 
 # The softmax Jacobian diag(out) - out outᵀ is symmetric: VJP and JVP have one form.
 softmax_row = Op(
     "softmax", lambda x, dim: _softmax(x, dim),
     vjp=(lambda g, out, dim: out * (g - xp.sum(g * out, dim, True)),),
-    jvp=(lambda dx, out, dim: out * (dx - xp.sum(dx * out, dim, True)),))
+    jvp=(lambda dx, out, dim: out * (dx - xp.sum(dx * out, dim, True)),),
+    kind="reduction", batch=batch_reduction, doc="exp(x) normalised to sum to 1 along dim.")
 # Written as x - logsumexp(x): finite at ±1000, where log(softmax(x)) would give -inf.
 log_softmax_row = Op(
     "log_softmax", lambda x, dim: x - _logsumexp(x, dim, True),
     vjp=(lambda g, out, dim: g - xp.exp(out) * xp.sum(g, dim, True),),
-    jvp=(lambda dx, out, dim: dx - xp.sum(xp.exp(out) * dx, dim, True),))
+    jvp=(lambda dx, out, dim: dx - xp.sum(xp.exp(out) * dx, dim, True),),
+    kind="reduction", batch=batch_reduction, doc="log(softmax(x, dim)), finite for large |x|.")
 
 argmax_row = Op("argmax", lambda x, dim, keepdim:
                 np.argmax(x, axis=dim, keepdims=keepdim).astype(np.int64),
-                vjp=None, inputs=("x",))
+                vjp=None, inputs=("x",), kind="reduction", batch=_batch_arg_reduction,
+                doc="The index of the first maximum (int64), over dim or all elements.")
 argmin_row = Op("argmin", lambda x, dim, keepdim:
                 np.argmin(x, axis=dim, keepdims=keepdim).astype(np.int64),
-                vjp=None, inputs=("x",))
+                vjp=None, inputs=("x",), kind="reduction", batch=_batch_arg_reduction,
+                doc="The index of the first minimum (int64), over dim or all elements.")
 all_row = Op("all", lambda x, dim, keepdim: np.all(x, axis=dim, keepdims=keepdim),
-             vjp=None, inputs=("x",))
+             vjp=None, inputs=("x",), kind="reduction", batch=batch_reduction,
+             doc="Whether every element over dim is true (non-zero).")
 any_row = Op("any", lambda x, dim, keepdim: np.any(x, axis=dim, keepdims=keepdim),
-             vjp=None, inputs=("x",))
+             vjp=None, inputs=("x",), kind="reduction", batch=batch_reduction,
+             doc="Whether any element over dim is true (non-zero).")
 # fmt: on
 
 

@@ -1,50 +1,44 @@
-"""Shape rows: reshape, permute, expand, tile, flip, roll, indexing, cat, stack, pad.
+"""Shape rows: reshape, permute, expand, tile, flip, roll, cat, stack, pad.
 
 They only move or copy elements, so every JVP is the op itself (`LINEAR`), and every VJP moves
-the gradient back. flatten, squeeze, split, gather and friends are composed from these rows.
+the gradient back. flatten, squeeze, split and friends are composed from these rows; indexing
+is in `chainrule.ops.indexing`.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import operator
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from .. import xp
-from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
-from ..function import LINEAR, Op, apply_op
+from ..errors import ShapeError, fmt_shape
+from ..function import apply_op
+from ..op import LINEAR, Op, shifted, with_rank
 from ..tensor import Tensor
+from .dims import check_dim, check_dims, check_sizes
+from .indexing import getitem, getitem_row, index_row
 
 __all__ = [
-    "broadcast_to", "cat", "chunk", "expand", "flatten", "flip", "gather", "pad", "permute",
-    "repeat", "reshape", "roll", "split", "squeeze", "stack", "tile", "transpose", "unflatten",
-    "unsqueeze",
+    "broadcast_to", "cat", "chunk", "expand", "flatten", "flip", "pad", "permute", "repeat",
+    "reshape", "roll", "split", "squeeze", "stack", "tile", "transpose", "unflatten", "unsqueeze",
 ]  # fmt: skip
-
-
-def _call(row: Op, *args, **params):
-    """Run ``row`` inside a rule: its forward on arrays, the row itself on Tensors (a backward
-    with create_graph=True records it), as `chainrule.xp` does for public functions."""
-    if any(isinstance(a, Tensor) for a in args):
-        return row(*args, **params)
-    return row.forward(*args, **params)
 
 
 class Variadic(Op):
     """A row over any number of tensors (cat, stack); ``vjp_for(i)`` is input i's VJP.
 
     An Op fixes its inputs when built, so this row builds one Op per number of inputs on first
-    use (inputs x0, x1, ..., same name and forward) and runs it. Passing one list instead would
-    hide the tensors from the graph's edges.
+    use (inputs x0, x1, ..., same name, forward and other facts) and runs it. Passing one list
+    instead would hide the tensors from the graph's edges.
     """
 
-    def __init__(self, name: str, forward: Callable, vjp_for: Callable, **options) -> None:
-        super().__init__(name, forward, vjp=(vjp_for(0),), jvp=LINEAR, inputs=("x0",), **options)
+    def __init__(self, name: str, forward: Callable, vjp_for: Callable, **row) -> None:
+        super().__init__(name, forward, vjp=(vjp_for(0),), jvp=LINEAR, inputs=("x0",), **row)
         self.vjp_for = vjp_for
-        self.options = options
+        self.row = row
         self.by_arity: dict[int, Op] = {1: self}
 
     def __call__(self, *tensors, **params) -> Tensor:
@@ -53,128 +47,106 @@ class Variadic(Op):
         if op is None:
             vjp = tuple(self.vjp_for(i) for i in range(n))
             inputs = tuple(f"x{i}" for i in range(n))
-            op = Op(self.name, self.forward, vjp, jvp=LINEAR, inputs=inputs, **self.options)
+            op = Op(self.name, self.forward, vjp, jvp=LINEAR, inputs=inputs, **self.row)
             self.by_arity[n] = op
         return apply_op(op, *tensors, **params)
 
 
-# Indexing. An index is normalised to a tuple of ints, slices (step > 0), None, Ellipsis and
-# int or bool arrays, then applied in PyTorch's order: the basic part first (a view), then the
-# arrays on what is left. NumPy alone differs: x[0, :, [0, 1]] has shape (2, n) there, (n, 2) in
-# PyTorch.
+# Batching rules (see `Op`): each moves its row's dims and shapes past the batch dim.
 
 
-def _view(x, index: tuple):
-    """x[index] for a basic index, always an array view (x[0, ...] is 0-d, x[0] a scalar)."""
-    return x[index] if any(i is Ellipsis for i in index) else x[(*index, Ellipsis)]
+def broadcast_batch(x, size: int):
+    """An unbatched ``x`` given a batch dim of ``size`` in front (a broadcast view: no copy)."""
+    shape = tuple(np.shape(x))
+    return expand_row(reshape_row(x, shape=(1, *shape)), shape=(size, *shape))
 
 
-def _scatter(g, shape: tuple, index: tuple):
-    """Zeros of ``shape`` with g written at a basic index (no element is hit twice)."""
-    out = np.zeros(shape, g.dtype)
-    _view(out, index)[...] = g
-    return out
+def _batch_reshape(op: Op, values, batched, params):
+    (x,) = values
+    shape = tuple(params["shape"])
+    if -1 in shape:
+        known = math.prod(n for n in shape if n != -1)
+        shape = tuple(math.prod(x.shape[1:]) // known if n == -1 else n for n in shape)
+    return op(x, shape=(x.shape[0], *shape))
 
 
-def _scatter_add(g, shape: tuple, index: tuple):
-    """Zeros of ``shape`` with g added at an advanced index: repeated indices accumulate."""
-    out = np.zeros(shape, g.dtype)
-    np.add.at(out, index, g)
-    return out
+def _batch_permute(op: Op, values, batched, params):
+    return op(values[0], dims=(0, *shifted(params["dims"])))
 
 
-def _split_index(index: tuple) -> tuple[tuple | None, tuple | None]:
-    """(basic part, advanced part) of a normalised index; None where a part does nothing."""
-    if not any(isinstance(i, np.ndarray) for i in index):
-        return index, None
-    basic, advanced = [], []
-    for item in index:
-        if isinstance(item, np.ndarray):
-            basic.extend([slice(None)] * (item.ndim if item.dtype == bool else 1))
-            advanced.append(item)
-        elif isinstance(item, int):
-            basic.append(item)  # selected away before the arrays apply
-        else:
-            basic.append(item)
-            advanced.append(item if item is Ellipsis else slice(None))
-    does_nothing = all(i is Ellipsis or i == slice(None) for i in basic)
-    return (None if does_nothing else tuple(basic)), tuple(advanced)
+def _batch_expand(op: Op, values, batched, params):
+    shape = tuple(params["shape"])
+    x = with_rank(values[0], len(shape))
+    return op(x, shape=(x.shape[0], *shape))
 
 
-def _select(x, index: tuple):
-    """x[index] on an array or a Tensor, for a normalised index."""
-    basic, advanced = _split_index(index)
-    if basic is not None:
-        x = _call(getitem_row, x, index=basic)
-    if advanced is not None:
-        x = _call(index_row, x, index=advanced)
-    return x
+def _batch_tile(op: Op, values, batched, params):
+    reps = tuple(params["reps"])
+    rank = max(len(reps), values[0].ndim - 1)
+    return op(with_rank(values[0], rank), reps=(1,) * (1 + rank - len(reps)) + reps)
 
 
-def _assign(out: np.ndarray, index: tuple, value) -> None:
-    """out[index] = value in place, in the same order as `_select`."""
-    basic, advanced = _split_index(index)
-    target = out if basic is None else _view(out, basic)
-    target[... if advanced is None else advanced] = value
+def _batch_flip(op: Op, values, batched, params):
+    return op(values[0], dims=shifted(params["dims"]))
 
 
-def _put(x, value, index: tuple):
-    out = np.array(x)
-    _assign(out, index, value)
-    return out
+def _batch_roll(op: Op, values, batched, params):
+    (x,) = values
+    if params["dims"] is not None:
+        return op(x, shifts=params["shifts"], dims=shifted(params["dims"]))
+    # dims=None rolls the flattened tensor: flatten each example, roll, shape back.
+    flat = reshape_row(x, shape=(x.shape[0], math.prod(x.shape[1:])))
+    return reshape_row(op(flat, shifts=params["shifts"], dims=(1,)), shape=tuple(x.shape))
 
 
-def _untouched(shape: tuple, index: tuple) -> np.ndarray:
-    """A bool mask of ``shape``: False where index_put writes."""
-    kept = np.ones(shape, bool)
-    _assign(kept, index, False)
-    return kept
+def _batch_join(op: Op, values, batched, params):
+    size = next(v.shape[0] for v, b in zip(values, batched) if b)
+    values = [v if b else broadcast_batch(v, size) for v, b in zip(values, batched)]
+    return op(*values, **{**params, "dim": params["dim"] + 1})
+
+
+def _batch_pad(op: Op, values, batched, params):
+    return op(values[0], widths=((0, 0), *params["widths"]), value=params["value"])
 
 
 # fmt: off
 reshape_row = Op("reshape", lambda x, shape: np.reshape(x, shape),
-                 vjp=(lambda g, x_shape: xp.reshape(g, x_shape),), jvp=LINEAR, view=True)
+                 vjp=(lambda g, x_shape: xp.reshape(g, x_shape),), jvp=LINEAR, view=True,
+                 kind="shape", batch=_batch_reshape,
+                 doc="x's elements in a new shape; a view when NumPy can make one.")
 permute_row = Op("permute", lambda x, dims: np.transpose(x, dims),
                  vjp=(lambda g, dims: xp.permute(g, tuple(np.argsort(dims))),), jvp=LINEAR,
-                 view=True)
+                 view=True, kind="shape", batch=_batch_permute,
+                 doc="x with its dimensions reordered (a view).")
 expand_row = Op("expand", lambda x, shape: np.broadcast_to(x, shape),
-                vjp=(lambda g: g,), jvp=LINEAR, view=True)  # the engine sums g back
+                vjp=(lambda g: g,), jvp=LINEAR, view=True,  # the engine sums g back
+                kind="shape", batch=_batch_expand, doc="x broadcast to shape (a read-only view).")
 tile_row = Op("tile", lambda x, reps: np.tile(x, reps),
-              vjp=(lambda g, x_shape, reps: _untile(g, x_shape, reps),), jvp=LINEAR)
+              vjp=(lambda g, x_shape, reps: _untile(g, x_shape, reps),), jvp=LINEAR,
+              kind="shape", batch=_batch_tile, doc="x repeated reps times along each dim.")
 # A copy, as in PyTorch (np.flip alone would return a view).
 flip_row = Op("flip", lambda x, dims: np.flip(x, dims).copy(),
-              vjp=(lambda g, dims: xp.flip(g, dims),), jvp=LINEAR)
+              vjp=(lambda g, dims: xp.flip(g, dims),), jvp=LINEAR,
+              kind="shape", batch=_batch_flip, doc="x with the order of dims reversed (a copy).")
 roll_row = Op("roll", lambda x, shifts, dims: np.roll(x, shifts, dims),
               vjp=(lambda g, shifts, dims: xp.roll(g, tuple(-s for s in shifts), dims),),
-              jvp=LINEAR)
-
-# Basic indexing returns a view; its backward writes g into zeros, whose backward reads it back.
-getitem_row = Op("getitem", _view, view=True, jvp=LINEAR,
-                 vjp=(lambda g, x_shape, index:
-                      _call(getitem_backward_row, g, shape=x_shape, index=index),))
-getitem_backward_row = Op("getitem_backward", _scatter, jvp=LINEAR,
-                          vjp=(lambda g, index: _call(getitem_row, g, index=index),))
-# Advanced indexing copies; its backward adds g into zeros (np.add.at: repeats accumulate).
-index_row = Op("index", lambda x, index: x[index], jvp=LINEAR,
-               vjp=(lambda g, x_shape, index:
-                    _call(index_backward_row, g, shape=x_shape, index=index),))
-index_backward_row = Op("index_backward", _scatter_add, jvp=LINEAR,
-                        vjp=(lambda g, index: _call(index_row, g, index=index),))
-index_put_row = Op("index_put", _put, inputs=("x", "value"), jvp=LINEAR,
-                   vjp=(lambda g, x_shape, index: g * _untouched(x_shape, index),
-                        lambda g, index: _select(g, index)))
-
+              jvp=LINEAR, kind="shape", batch=_batch_roll,
+              doc="x shifted cyclically along dims (the flattened x for dims=None).")
 cat_row = Variadic("cat", lambda *xs, dim, sizes: np.concatenate(xs, axis=dim),
                    vjp_for=lambda i: lambda g, dim, sizes:
-                   _narrow(g, dim, sum(sizes[:i]), sizes[i]))
+                   _narrow(g, dim, sum(sizes[:i]), sizes[i]),
+                   kind="shape", batch=_batch_join, doc="The inputs joined along dim.")
 stack_row = Variadic("stack", lambda *xs, dim: np.stack(xs, axis=dim),
                      vjp_for=lambda i: lambda g, dim:
-                     _call(getitem_row, g, index=(slice(None),) * dim + (i,)))
+                     xp.run(getitem_row, g, index=(slice(None),) * dim + (i,)),
+                     kind="shape", batch=_batch_join,
+                     doc="The inputs joined along a new dim.")
 # Constant padding is affine, not linear, in x: the tangent is padded with 0, not value.
 pad_row = Op("pad", lambda x, widths, value: np.pad(x, widths, constant_values=value),
-             vjp=(lambda g, x_shape, widths: _call(getitem_row, g, index=tuple(
+             vjp=(lambda g, x_shape, widths: xp.run(getitem_row, g, index=tuple(
                  slice(before, before + n) for (before, _), n in zip(widths, x_shape))),),
-             jvp=(lambda dx, widths: _call(pad_row, dx, widths=widths, value=0),))
+             jvp=(lambda dx, widths: xp.run(pad_row, dx, widths=widths, value=0),),
+             kind="shape", batch=_batch_pad, doc="x with value added around each dim (widths).")
 # fmt: on
 
 
@@ -188,40 +160,10 @@ def _untile(g, x_shape: tuple, reps: tuple):
 
 def _narrow(x, dim: int, start: int, length: int):
     """Elements start..start+length of dimension ``dim``, a view (array or Tensor)."""
-    return _call(getitem_row, x, index=(slice(None),) * dim + (slice(start, start + length),))
+    return xp.run(getitem_row, x, index=(slice(None),) * dim + (slice(start, start + length),))
 
 
 # Checking arguments.
-
-
-def _dim(dim, ndim: int, op: str, extra: int = 0) -> int:
-    """``dim`` as a non-negative int below ndim + extra (a 0-d tensor takes dim 0 and -1)."""
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
-        raise DTypeError(f"{op}: dim must be an int, got {dim!r}")
-    bound = max(ndim + extra, 1)
-    if not -bound <= dim < bound:
-        raise ShapeError(
-            f"{op}: dim {dim} is out of range [{-bound}, {bound - 1}] for a tensor with "
-            f"{ndim} dimensions"
-        )
-    return int(dim) % bound
-
-
-def _dims(dims, ndim: int, op: str) -> tuple[int, ...]:
-    """An int or a sequence of dims as distinct non-negative ints."""
-    given = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
-    out = tuple(_dim(d, ndim, op) for d in given)
-    if len(set(out)) != len(out):
-        raise ShapeError(f"{op}: dims {given} name a dimension more than once")
-    return out
-
-
-def _sizes(sizes, op: str, what: str) -> tuple[int, ...]:
-    """Non-negative ints, or a clear error naming ``what`` they are."""
-    sizes = (sizes,) if isinstance(sizes, numbers.Integral) else tuple(sizes)
-    if not all(isinstance(n, numbers.Integral) and n >= 0 for n in sizes):
-        raise ShapeError(f"{op}: {what} must be non-negative integers, got {sizes}")
-    return tuple(int(n) for n in sizes)
 
 
 def _reshape_check(x, shape: tuple) -> None:
@@ -264,7 +206,10 @@ def flatten(x, start_dim: int = 0, end_dim: int = -1):
     shape = np.shape(x)
     if not shape:
         return reshape_row(x, shape=(1,))
-    start, end = _dim(start_dim, len(shape), "flatten"), _dim(end_dim, len(shape), "flatten")
+    start, end = (
+        check_dim(start_dim, len(shape), "flatten"),
+        check_dim(end_dim, len(shape), "flatten"),
+    )
     if start > end:
         raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     merged = math.prod(shape[start : end + 1])
@@ -279,7 +224,7 @@ def unflatten(x, dim: int, sizes: Sequence[int]):
     (2, 3, 4)
     """
     shape = np.shape(x)
-    dim = _dim(dim, len(shape), "unflatten")
+    dim = check_dim(dim, len(shape), "unflatten")
     sizes = tuple(int(n) for n in sizes)
     n = shape[dim] if shape else 1
     known = math.prod(s for s in sizes if s != -1)
@@ -305,7 +250,7 @@ def squeeze(x, dim=None):
     ((3,), (1, 3, 1))
     """
     shape = np.shape(x)
-    dims = range(len(shape)) if dim is None else _dims(dim, len(shape), "squeeze")
+    dims = range(len(shape)) if dim is None else check_dims(dim, len(shape), "squeeze")
     kept = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
     return reshape_row(x, shape=kept)
 
@@ -318,7 +263,7 @@ def unsqueeze(x, dim: int):
     (2, 3, 1)
     """
     shape = np.shape(x)
-    dim = _dim(dim, len(shape), "unsqueeze", extra=1)
+    dim = check_dim(dim, len(shape), "unsqueeze", extra=1)
     return reshape_row(x, shape=shape[:dim] + (1,) + shape[dim:])
 
 
@@ -336,7 +281,7 @@ def permute(x, dims):
             f"permute: dims {given} must name each of the {ndim} dimensions of a tensor of "
             f"shape {fmt_shape(np.shape(x))} once"
         )
-    return permute_row(x, dims=_dims(given, ndim, "permute") if ndim else ())
+    return permute_row(x, dims=check_dims(given, ndim, "permute") if ndim else ())
 
 
 def transpose(x, dim0: int, dim1: int):
@@ -347,7 +292,7 @@ def transpose(x, dim0: int, dim1: int):
     (4, 3, 2)
     """
     ndim = np.ndim(x)
-    dim0, dim1 = _dim(dim0, ndim, "transpose"), _dim(dim1, ndim, "transpose")
+    dim0, dim1 = check_dim(dim0, ndim, "transpose"), check_dim(dim1, ndim, "transpose")
     dims = list(range(ndim))
     if ndim:
         dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
@@ -396,7 +341,7 @@ def tile(x, reps):
     >>> cr.tensor([1, 2]).tile(2)
     tensor([1, 2, 1, 2])
     """
-    reps = _sizes(reps, "tile", "repetitions")
+    reps = check_sizes(reps, "tile", "repetitions")
     ndim = np.ndim(x)
     return tile_row(x, reps=(1,) * (ndim - len(reps)) + reps)
 
@@ -409,7 +354,7 @@ def repeat(x, repeats):
     tensor([[1, 2, 1, 2],
             [1, 2, 1, 2]])
     """
-    repeats = _sizes(repeats, "repeat", "repetitions")
+    repeats = check_sizes(repeats, "repeat", "repetitions")
     ndim = np.ndim(x)
     if len(repeats) < ndim:
         raise ShapeError(
@@ -426,7 +371,7 @@ def flip(x, dims):
     >>> cr.tensor([1, 2, 3]).flip(0)
     tensor([3, 2, 1])
     """
-    return flip_row(x, dims=_dims(dims, np.ndim(x), "flip"))
+    return flip_row(x, dims=check_dims(dims, np.ndim(x), "flip"))
 
 
 def roll(x, shifts, dims=None):
@@ -441,177 +386,10 @@ def roll(x, shifts, dims=None):
     shifts = tuple(int(s) for s in shifts)
     if dims is not None:
         dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
-        dims = tuple(_dim(d, np.ndim(x), "roll") for d in dims)
+        dims = tuple(check_dim(d, np.ndim(x), "roll") for d in dims)
     if len(shifts) != (1 if dims is None else len(dims)):
         raise ShapeError(f"roll: give one shift per dim, got shifts {shifts} and dims {dims}")
     return roll_row(x, shifts=shifts, dims=dims)
-
-
-# Indexing.
-
-
-def _index_item(item, op: str):
-    """One entry of an index as an int, a slice of ints, None, Ellipsis or an int/bool array."""
-    if item is None or item is Ellipsis:
-        return item
-    if isinstance(item, slice):
-        start, stop, step = (None if v is None else operator.index(v)
-                             for v in (item.start, item.stop, item.step))  # fmt: skip
-        if step is not None and step <= 0:
-            raise ValueError(
-                f"{op}: step must be greater than zero, got {step}; use flip() to reverse"
-            )
-        return slice(start, stop, step)
-    if isinstance(item, (bool, np.bool_)):
-        return np.array(item)
-    if isinstance(item, numbers.Integral):
-        return int(item)
-    if isinstance(item, Tensor):
-        item = item.data
-    if isinstance(item, (list, tuple)):
-        item = np.asarray([i.data if isinstance(i, Tensor) else i for i in item])
-        if item.size == 0:
-            item = item.astype(np.int64)
-    if isinstance(item, np.ndarray):
-        if item.dtype.kind not in "biu":
-            raise IndexError(
-                f"{op}: tensors used as indices must be integer or bool, got "
-                f"{fmt_dtype(item.dtype)}"
-            )
-        return np.array(item)  # a copy: changing the index later cannot change the gradient
-    raise IndexError(
-        f"{op}: cannot index with {type(item).__name__}; use ints, slices, None, ..., lists, "
-        "or integer or bool tensors"
-    )
-
-
-def _consumed(item) -> int:
-    """How many dimensions of the tensor an index entry uses up."""
-    if item is None or item is Ellipsis:
-        return 0
-    if isinstance(item, np.ndarray) and item.dtype == bool:
-        return item.ndim
-    return 1
-
-
-def _check_in_range(item, shape: tuple, dim: int, op: str) -> None:
-    if isinstance(item, np.ndarray) and item.dtype == bool:
-        covered = shape[dim : dim + item.ndim]
-        if item.shape != covered:
-            raise IndexError(
-                f"{op}: a mask of shape {fmt_shape(item.shape)} does not match the shape "
-                f"{fmt_shape(covered)} of the tensor at dim {dim}"
-            )
-        return
-    if isinstance(item, (int, np.ndarray)) and np.size(item):
-        size = shape[dim]
-        low, high = np.min(item), np.max(item)
-        if low < -size or high >= size:
-            bad = int(high if high >= size else low)
-            raise IndexError(f"{op}: index {bad} is out of range for dim {dim} with size {size}")
-
-
-def _normalize_index(shape: tuple, index, op: str = "getitem") -> tuple:
-    """``index`` as a checked tuple of ints, slices, None, Ellipsis and int or bool arrays."""
-    items = tuple(_index_item(i, op) for i in (index if isinstance(index, tuple) else (index,)))
-    if sum(i is Ellipsis for i in items) > 1:
-        raise IndexError(f"{op}: an index can only have one ellipsis ('...')")
-    used = sum(_consumed(i) for i in items)
-    if used > len(shape):
-        raise IndexError(f"{op}: too many indices for a tensor of dimension {len(shape)}")
-    dim = 0
-    for item in items:
-        if item is Ellipsis:
-            dim += len(shape) - used
-            continue
-        _check_in_range(item, shape, dim, op)
-        dim += _consumed(item)
-    return items
-
-
-def getitem(x, index):
-    """``x[index]`` with PyTorch semantics (what ``Tensor.__getitem__`` calls).
-
-    Ints, slices (positive steps), None and ``...`` give a view; lists, integer tensors and
-    bool masks give a copy, and their backward adds up repeated indices.
-
-    >>> import chainrule as cr
-    >>> x = cr.arange(6).reshape(2, 3)
-    >>> x[1, ::2], x[:, [0, 0]]
-    (tensor([3, 5]), tensor([[0, 0],
-            [3, 3]]))
-    """
-    return _select(x, _normalize_index(np.shape(x), index))
-
-
-def index_put(x, index, value):
-    """A copy of ``x`` with ``x[index] = value`` (value broadcast); ``Tensor.__setitem__``
-    writes it back in place. With repeated indices the last write wins.
-
-    >>> import chainrule as cr
-    >>> cr.ops.shape.index_put(cr.zeros(4), slice(1, 3), 5.0)
-    tensor([0., 5., 5., 0.])
-    """
-    index = _normalize_index(np.shape(x), index, "index_put")
-    if not isinstance(value, Tensor):
-        # A constant becomes a Tensor so forward mode gives it a zero tangent.
-        value = Tensor._make(np.asarray(value, dtype=getattr(x, "dtype", None)))
-    target = _select(np.broadcast_to(np.zeros((), np.int8), np.shape(x)), index).shape
-    given = value.shape
-    while len(given) > len(target) and given[0] == 1:
-        given = given[1:]  # NumPy and PyTorch drop leading 1s of the value
-    try:
-        fits = np.broadcast_shapes(given, target) == target
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ShapeError(
-            f"index_put: cannot assign a value of shape {fmt_shape(value.shape)} to "
-            f"x[index] of shape {fmt_shape(target)}"
-        )
-    return index_put_row(x, value, index=index)
-
-
-def gather(x, dim: int, index):
-    """Values of ``x`` picked along ``dim``: ``out[i][j] = x[index[i][j]][j]`` for dim 0.
-
-    ``index`` is an integer tensor with as many dimensions as x and no larger in the other
-    dims; the output has its shape. The backward adds up repeated indices.
-
-    >>> import chainrule as cr
-    >>> cr.tensor([[1, 2], [3, 4]]).gather(1, cr.tensor([[0, 0], [1, 0]]))
-    tensor([[1, 1],
-            [4, 3]])
-    """
-    shape = np.shape(x)
-    index = index.data if isinstance(index, Tensor) else np.asarray(index)
-    if index.dtype.kind not in "iu":
-        raise DTypeError(f"gather: index must be an integer tensor, got {fmt_dtype(index.dtype)}")
-    if not shape or index.ndim != len(shape):
-        raise ShapeError(
-            f"gather: index of shape {fmt_shape(index.shape)} must have as many dimensions as "
-            f"the input of shape {fmt_shape(shape)} (at least one)"
-        )
-    dim = _dim(dim, len(shape), "gather")
-    for d, (m, n) in enumerate(zip(index.shape, shape)):
-        if d != dim and m > n:
-            raise ShapeError(
-                f"gather: index of shape {fmt_shape(index.shape)} is larger than the input of "
-                f"shape {fmt_shape(shape)} in dim {d}"
-            )
-    if index.size and (index.min() < 0 or index.max() >= shape[dim]):
-        bad = int(index.min() if index.min() < 0 else index.max())
-        raise IndexError(
-            f"gather: index {bad} is out of range for dim {dim} with size {shape[dim]}"
-        )
-    # An open grid: the index along dim, positions 0..m-1 along every other dim.
-    grid = tuple(
-        np.array(index)
-        if d == dim
-        else np.arange(m).reshape([-1 if k == d else 1 for k in range(index.ndim)])
-        for d, m in enumerate(index.shape)
-    )
-    return index_row(x, index=grid)
 
 
 # Joining and splitting.
@@ -637,7 +415,7 @@ def cat(tensors: Sequence, dim: int = 0):
             )
     if not first:
         raise ShapeError("cat: zero-dimensional tensors cannot be joined; use stack()")
-    dim = _dim(dim, len(first), "cat")
+    dim = check_dim(dim, len(first), "cat")
     for shape in shapes[1:]:
         if shape[:dim] + shape[dim + 1 :] != first[:dim] + first[dim + 1 :]:
             raise ShapeError(
@@ -664,7 +442,7 @@ def stack(tensors: Sequence, dim: int = 0):
                 f"stack: all tensors must have the same shape, got {fmt_shape(shapes[0])} at "
                 f"position 0 and {fmt_shape(shape)} at position {i}"
             )
-    return stack_row(*tensors, dim=_dim(dim, len(shapes[0]), "stack", extra=1))
+    return stack_row(*tensors, dim=check_dim(dim, len(shapes[0]), "stack", extra=1))
 
 
 def split(x, split_size_or_sections, dim: int = 0) -> tuple:
@@ -678,7 +456,7 @@ def split(x, split_size_or_sections, dim: int = 0) -> tuple:
     shape = np.shape(x)
     if not shape:
         raise ShapeError("split: cannot split a zero-dimensional tensor")
-    dim = _dim(dim, len(shape), "split")
+    dim = check_dim(dim, len(shape), "split")
     n = shape[dim]
     if isinstance(split_size_or_sections, numbers.Integral):
         size = int(split_size_or_sections)
@@ -686,7 +464,7 @@ def split(x, split_size_or_sections, dim: int = 0) -> tuple:
             raise ShapeError(f"split: split_size must be positive, got {size}")
         sizes = [size] * (n // size) + ([n % size] if n % size else []) or [0]
     else:
-        sizes = list(_sizes(split_size_or_sections, "split", "section sizes"))
+        sizes = list(check_sizes(split_size_or_sections, "split", "section sizes"))
         if sum(sizes) != n:
             raise ShapeError(
                 f"split: sizes {tuple(sizes)} add up to {sum(sizes)}, but dim {dim} has size {n}"
@@ -706,7 +484,7 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
     if not isinstance(chunks, numbers.Integral) or chunks <= 0:
         raise ShapeError(f"chunk: chunks must be a positive integer, got {chunks!r}")
     shape = np.shape(x)
-    n = shape[_dim(dim, len(shape), "chunk")] if shape else 0
+    n = shape[check_dim(dim, len(shape), "chunk")] if shape else 0
     return split(x, max(-(-n // int(chunks)), 1), dim)
 
 

@@ -1,0 +1,349 @@
+"""Declaring a tensor op: the `Op` row, the `elementwise` builder, and the markers a row uses.
+
+A row is everything there is to know about one op: its NumPy forward, a VJP per input, a
+JVP, its batching rule for vmap, its FLOP count and its docstring. Nothing here runs an op:
+`chainrule.function` does (``Op.__call__`` is its `apply_op`), so this module imports nothing
+from the engine.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from operator import itemgetter
+
+import numpy as np
+
+#: JVP marker for ops that are linear in their differentiable inputs: the JVP is the op
+#: itself applied to the tangents (reshape, sum, transpose, indexing...).
+LINEAR = "linear"
+
+#: FLOP marker: the op's arithmetic is not counted. `chainrule.count_ops` counts FLOPs of
+#: contractions only (matmul, einsum), where multiply-adds dominate; every other kind of row
+#: gets this marker unless it gives a formula.
+NOT_COUNTED = "not counted"
+
+#: What a row can be. The kind chooses defaults (an elementwise row batches by broadcasting;
+#: only a contraction must give its FLOPs) and groups the op table in the docs.
+KINDS = (
+    "elementwise",  # one output element from the same element of each input (broadcasting)
+    "comparison",  # elementwise, with a bool result and no gradient
+    "reduction",  # over ``dim``: sum, mean, softmax...
+    "shape",  # moves or copies elements: reshape, permute, cat, pad...
+    "indexing",  # picks or writes elements by index
+    "contraction",  # sums of products: matmul, einsum
+    "window",  # sliding windows for convolution and pooling
+)
+
+
+class NeedsValues(Exception):
+    """vmap level ``level`` cannot go on with one batched run; vmap catches this and runs its
+    function once per example. A batching rule raises it (level None: the running level)
+    for arguments it cannot batch; the engine raises it where a batched tensor's values are
+    read, for an op whose row loops, and for in-place changes of a batched tensor."""
+
+    def __init__(self, level: int | None, reason: str) -> None:
+        super().__init__(reason)
+        self.level = level
+
+
+class Loops:
+    """The batching rule of a row that has none on purpose: under vmap, the function runs
+    once per example, for the ``reason`` given (shown when vmap falls back)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Loops({self.reason!r})"
+
+
+class TensorRule:
+    """A VJP or JVP function with the names of what it asks for, resolved once.
+
+    A VJP asks for ``g`` (the output's gradient) first, then by name for saved values:
+    inputs (``x``, ``y``), ``out``, ``x_shape``, op parameters. Called as ``rule(g, env)``:
+    ``g`` is passed as it is and the other names are read from ``env``, which the rule never
+    changes. A JVP asks for tangents (``dx``) and values, all from ``env`` (pass g=None).
+    """
+
+    __slots__ = ("fn", "names", "fetch", "takes_g", "count")
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+        self.names = tuple(inspect.signature(fn).parameters)
+        if "g" in self.names[1:]:
+            raise TypeError(f"rule {fn}: g must be the first parameter, got {self.names}")
+        self.takes_g = self.names[:1] == ("g",)
+        self._resolve(self.names[self.takes_g :])
+
+    def _resolve(self, names: tuple[str, ...]) -> None:
+        # ``itemgetter`` reads every argument in one C call; for one name it returns the
+        # bare value, hence ``count`` (unpack the tuple only for two or more).
+        self.fetch = itemgetter(*names) if names else None
+        self.count = len(names)
+
+    def __call__(self, g, env: dict):
+        count = self.count
+        if self.takes_g:
+            if count > 1:
+                return self.fn(g, *self.fetch(env))
+            return self.fn(g, self.fetch(env)) if count else self.fn(g)
+        if count > 1:
+            return self.fn(*self.fetch(env))
+        return self.fn(self.fetch(env)) if count else self.fn()
+
+
+class Scaled(TensorRule):
+    """The VJP of one input of an elementwise op: ``g * partial``, where ``partial`` is the
+    local derivative ∂out/∂input and asks by name for what it needs (``x``, ``y``, ``out``)."""
+
+    __slots__ = ()
+
+    def __init__(self, partial: Callable) -> None:
+        super().__init__(partial)
+        self.names = ("g", *self.names)  # what a node saves for it: the partial's arguments
+
+    def __call__(self, g, env: dict):
+        count = self.count
+        if count > 1:
+            return g * self.fn(*self.fetch(env))
+        return g * (self.fn(self.fetch(env)) if count else self.fn())
+
+
+class ScaledBySaved(TensorRule):
+    """``g * value`` for an elementwise input whose local derivative is one of the values the
+    node saves, named (for mul, ∂(x*y)/∂x is ``"y"``): no partial function to call."""
+
+    __slots__ = ("saved_name",)
+
+    def __init__(self, saved_name: str) -> None:
+        self.saved_name = saved_name
+        self.names = ("g", saved_name)  # what a node saves for it (no function to fetch for)
+
+    def __call__(self, g, env: dict):
+        return g * env[self.saved_name]
+
+
+#: The VJP that hands the output's gradient straight to the input (x + y, for both).
+PASS = TensorRule(lambda g: g)
+
+
+class SummedJVP:
+    """A row's JVP: the sum of one term per input that carries a tangent (``d<name>`` in the
+    env), each term a `TensorRule` that asks for that tangent and the values it needs."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: Sequence[TensorRule | None], inputs: Sequence[str]) -> None:
+        self.terms = tuple((term, "d" + name) for term, name in zip(terms, inputs) if term)
+
+    def __call__(self, env: dict):
+        total = None
+        for term, tangent in self.terms:
+            if env[tangent] is not None:
+                value = term(None, env)
+                total = value if total is None else total + value
+        return total
+
+
+class NodePlan:
+    """What a node of one op does when a given set of its inputs needs gradients, worked out
+    once per op and set: ``vjps`` (the rule for each input, None for one that gets no
+    gradient), the inputs it saves (index, name), the input shapes it saves (index,
+    ``x_shape``), and whether it saves ``out``. ``every_input`` says the saved inputs are
+    all of them, so a node watches its arguments as they came for in-place changes."""
+
+    __slots__ = ("vjps", "inputs", "shapes", "out", "every_input")
+
+    def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool, n: int) -> None:
+        self.vjps, self.inputs, self.shapes, self.out = vjps, inputs, shapes, out
+        self.every_input = len(inputs) == n
+
+    def sources(self, args: tuple) -> tuple:
+        """The arguments whose arrays a node saves (to watch for in-place changes), when
+        they are not all of them (`apply_op` keeps ``args`` itself then)."""
+        return tuple([args[i] for i, _ in self.inputs])
+
+
+def _as_rule(fn: Callable | TensorRule | None) -> TensorRule | None:
+    return fn if fn is None or isinstance(fn, TensorRule) else TensorRule(fn)
+
+
+class Op:
+    """One tensor op: its forward on arrays and everything else known about it.
+
+    - ``vjp``: one rule per input (None for an input without gradient, a condition or an
+      index); ``vjp=None`` makes the whole op non-differentiable (comparisons, argmax).
+    - ``jvp``: one rule per input, summed over the inputs with tangents, or `LINEAR` (the
+      op applied to the tangents), or None (no forward mode).
+    - ``inputs`` names the array operands in order (``("x", "y")`` by default for two VJPs);
+      any other keyword is an op parameter handed to ``forward`` and to rules that ask.
+    - ``kind``: one of `KINDS` (every row of chainrule's own table says it; a row of yours
+      may leave it out, and then vmap runs it per example).
+    - ``batch(op, values, batched, params)``: the batching rule vmap runs the op through,
+      given the arguments (batched ones with the batch dim first), which of them are batched
+      and the params; it returns the batched result, batch dim first. `Loops` says there is
+      none on purpose; None (a row of yours that does not say) loops too. Elementwise rows
+      default to `batch_elementwise`.
+    - ``flops(*input_shapes)``: the FLOPs `chainrule.count_ops` records, or `NOT_COUNTED`
+      (the default, except for contractions, which must give a formula).
+    - ``doc``: what the row computes, in one line; it becomes the row's docstring (the
+      table's rows all have one; a test checks every fact above for every row).
+    - ``view=True``: the output shares memory with the first input (one version counter);
+      ``check(*arrays, **params)`` may raise a clear error before NumPy runs.
+
+    Calling an Op runs it on tensors: ``Op.__call__`` is `chainrule.function.apply_op`.
+
+    >>> import chainrule as cr
+    >>> twice = Op("twice", lambda x: 2 * x, vjp=(lambda g: 2 * g,), jvp=LINEAR,
+    ...            kind="elementwise", doc="2 * x.")
+    >>> y = twice(cr.tensor([1.0, 2.0], requires_grad=True)); y
+    tensor([2., 4.], grad_fn=<TwiceBackward>)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        forward: Callable,
+        vjp: Sequence[Callable | None] | None,
+        jvp: Sequence[Callable | None] | str | SummedJVP | None = None,
+        *,
+        kind: str | None = None,
+        doc: str = "",
+        batch: Callable | Loops | None = None,
+        flops: Callable | str | None = None,
+        inputs: Sequence[str] | None = None,
+        view: bool = False,
+        check: Callable | None = None,
+    ) -> None:
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"Op {name!r}: kind must be one of {KINDS}, got {kind!r}")
+        if flops is None and kind == "contraction":
+            raise ValueError(f"Op {name!r}: a contraction must give its flops formula")
+        self.name = name
+        self.forward = forward
+        n_inputs = len(vjp) if vjp else len(inspect.signature(forward).parameters)
+        self.inputs = tuple(inputs or ("x", "y", "z")[:n_inputs])
+        self.vjp = tuple(_as_rule(fn) for fn in vjp) if vjp else None
+        if jvp is None or jvp == LINEAR or isinstance(jvp, SummedJVP):
+            self.jvp = jvp
+        else:
+            self.jvp = SummedJVP([_as_rule(fn) for fn in jvp], self.inputs)
+        self.kind = kind
+        self.batch = batch_elementwise if batch is None and kind == "elementwise" else batch
+        self.flops = NOT_COUNTED if flops is None else flops
+        self.__doc__ = doc
+        self.view = view
+        self.check = check
+        self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
+        self._plans: dict[int, NodePlan] = {}
+
+    def plan(self, needs_grad: int) -> NodePlan:
+        """The plan of a node whose inputs flagged in ``needs_grad`` (bit i for input i) get
+        gradients. Only the VJPs that will run count, so ``x * 3`` saves 3 but not x."""
+        plan = self._plans.get(needs_grad)
+        if plan is None:
+            vjps = tuple(rule if needs_grad >> i & 1 else None for i, rule in enumerate(self.vjp))
+            asked = {name for rule in vjps if rule for name in rule.names}
+            named = list(enumerate(self.inputs))
+            plan = self._plans[needs_grad] = NodePlan(
+                vjps,
+                tuple((i, n) for i, n in named if n in asked),
+                tuple((i, f"{n}_shape") for i, n in named if f"{n}_shape" in asked),
+                "out" in asked,
+                len(self.inputs),
+            )
+        return plan
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
+
+
+# Elementwise rows.
+
+
+def _scaled(partial: Callable | float | str) -> TensorRule:
+    """The VJP g * partial for an elementwise op; constants 1 and -1 pass g through."""
+    if isinstance(partial, str):
+        return ScaledBySaved(partial)
+    if partial == 1:
+        return PASS
+    if partial == -1:
+        return TensorRule(lambda g: -g)
+    if not callable(partial):
+        if partial == 0:
+            return TensorRule(lambda g: g * 0)
+        raise TypeError(f"elementwise: a constant partial must be 0, 1 or -1, got {partial}")
+    return Scaled(partial)
+
+
+class _TimesTangent(TensorRule):
+    """The JVP term partial * d<input> of one input of an elementwise op."""
+
+    __slots__ = ("partial", "tangent")
+
+    def __init__(self, partial: Callable | float | str, input_name: str) -> None:
+        self.partial, self.tangent = partial, "d" + input_name
+        if callable(partial):
+            super().__init__(partial)
+        else:
+            self.fn, self.names, self.takes_g = None, (), False
+            self._resolve(())
+
+    def __call__(self, g, env: dict):
+        partial, tangent = self.partial, env[self.tangent]
+        if isinstance(partial, str):
+            return env[partial] * tangent
+        if not callable(partial):
+            return tangent * partial if partial != 1 else tangent
+        return super().__call__(None, env) * tangent
+
+
+def elementwise(name: str, forward: Callable, *partials: Callable | float | str, **row) -> Op:
+    """An elementwise Op from its local derivatives: one per input, asking for x, y, out.
+
+    The VJP for input i is ``g * partial_i`` and the JVP is ``sum(partial_i * d_i)``;
+    the engine sums each VJP back to its input's broadcast shape. A constant partial (1, -1
+    or 0) saves nothing; a name (``"y"`` for mul's x) is that saved value itself. The row
+    batches by broadcasting (`batch_elementwise`); ``row`` takes `Op`'s other keywords
+    (``doc`` is required).
+
+    >>> sin = elementwise("sin_example", np.sin, lambda x: np.cos(x), doc="sin(x).")
+    >>> sin.vjp[0].names, sin.kind
+    (('g', 'x'), 'elementwise')
+    """
+    inputs = row.pop("inputs", ("x", "y", "z")[: len(partials)])
+    vjp = [_scaled(p) for p in partials]
+    jvp = SummedJVP([_TimesTangent(p, n) for p, n in zip(partials, inputs)], inputs)
+    return Op(name, forward, vjp, jvp, inputs=inputs, kind="elementwise", **row)
+
+
+# The batching rules that builders and kinds fill in. Rows of other kinds write theirs beside
+# the row (reshape's moves its shape past the batch dim...). The batched values are Tensors,
+# so a rule reshapes them with Tensor methods: no import of the engine.
+
+
+def with_rank(x, rank: int):
+    """A batched ``x`` with size-1 dims after the batch dim, so one example has ``rank`` dims
+    and broadcasts against unbatched operands the way one example would."""
+    missing = rank - (x.ndim - 1)
+    if missing <= 0:
+        return x
+    return x.reshape((x.shape[0],) + (1,) * missing + tuple(x.shape[1:]))
+
+
+def batch_elementwise(op: Op, values: list, batched: list, params: dict):
+    """The batching rule of an elementwise row: broadcasting aligns dims from the right, so
+    give every batched operand the full rank of one example and the batch dim lands first."""
+    ranks = [np.ndim(v) - b for v, b in zip(values, batched)]
+    ranks += [np.ndim(p) for p in params.values() if hasattr(p, "shape")]
+    rank = max(ranks)
+    return op(*[with_rank(v, rank) if b else v for v, b in zip(values, batched)], **params)
+
+
+def shifted(dims) -> tuple:
+    """Dimension numbers of one example as numbers in the batch (one more: batch dim first)."""
+    return tuple(d + 1 for d in dims)

@@ -1,0 +1,37 @@
+"""Checking dimension arguments, shared by the op families: one dim, several, and sizes."""
+
+from __future__ import annotations
+
+import numbers
+
+from ..errors import DTypeError, ShapeError
+
+
+def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
+    """``dim`` as a non-negative int below ndim + extra (a 0-d tensor takes dim 0 and -1)."""
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+        raise DTypeError(f"{op}: dim must be an int, got {dim!r}")
+    bound = max(ndim + extra, 1)
+    if not -bound <= dim < bound:
+        raise ShapeError(
+            f"{op}: dim {dim} is out of range [{-bound}, {bound - 1}] for a tensor with "
+            f"{ndim} dimensions"
+        )
+    return int(dim) % bound
+
+
+def check_dims(dims, ndim: int, op: str) -> tuple[int, ...]:
+    """An int or a sequence of dims as distinct non-negative ints."""
+    given = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    out = tuple(check_dim(d, ndim, op) for d in given)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{op}: dims {given} name a dimension more than once")
+    return out
+
+
+def check_sizes(sizes, op: str, what: str) -> tuple[int, ...]:
+    """Non-negative ints, or a clear error naming ``what`` they are."""
+    sizes = (sizes,) if isinstance(sizes, numbers.Integral) else tuple(sizes)
+    if not all(isinstance(n, numbers.Integral) and n >= 0 for n in sizes):
+        raise ShapeError(f"{op}: {what} must be non-negative integers, got {sizes}")
+    return tuple(int(n) for n in sizes)

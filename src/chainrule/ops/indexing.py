@@ -1,0 +1,318 @@
+"""Indexing rows: basic indexing (a view), advanced indexing (a copy), their backwards,
+index_put (what ``x[index] = value`` writes) and gather.
+
+An index is normalised to a tuple of ints, slices (step > 0), None, Ellipsis and int or bool
+arrays, then applied in PyTorch's order: the basic part first (a view), then the arrays on
+what is left. NumPy alone differs: x[0, :, [0, 1]] has shape (2, n) there, (n, 2) in PyTorch.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+from .. import xp
+from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..op import LINEAR, Loops, Op
+from ..tensor import Tensor
+from .dims import check_dim
+
+__all__ = ["gather"]
+
+
+def _view(x, index: tuple):
+    """x[index] for a basic index, always an array view (x[0, ...] is 0-d, x[0] a scalar)."""
+    return x[index] if any(i is Ellipsis for i in index) else x[(*index, Ellipsis)]
+
+
+def _scatter(g, shape: tuple, index: tuple):
+    """Zeros of ``shape`` with g written at a basic index (no element is hit twice)."""
+    out = np.zeros(shape, g.dtype)
+    _view(out, index)[...] = g
+    return out
+
+
+def _scatter_add(g, shape: tuple, index: tuple):
+    """Zeros of ``shape`` with g added at an advanced index: repeated indices accumulate."""
+    out = np.zeros(shape, g.dtype)
+    np.add.at(out, index, g)
+    return out
+
+
+def _split_index(index: tuple) -> tuple[tuple | None, tuple | None]:
+    """(basic part, advanced part) of a normalised index; None where a part does nothing."""
+    if not any(isinstance(i, np.ndarray) for i in index):
+        return index, None
+    basic, advanced = [], []
+    for item in index:
+        if isinstance(item, np.ndarray):
+            basic.extend([slice(None)] * (item.ndim if item.dtype == bool else 1))
+            advanced.append(item)
+        elif isinstance(item, int):
+            basic.append(item)  # selected away before the arrays apply
+        else:
+            basic.append(item)
+            advanced.append(item if item is Ellipsis else slice(None))
+    does_nothing = all(i is Ellipsis or i == slice(None) for i in basic)
+    return (None if does_nothing else tuple(basic)), tuple(advanced)
+
+
+def _select(x, index: tuple):
+    """x[index] on an array or a Tensor, for a normalised index."""
+    basic, advanced = _split_index(index)
+    if basic is not None:
+        x = xp.run(getitem_row, x, index=basic)
+    if advanced is not None:
+        x = xp.run(index_row, x, index=advanced)
+    return x
+
+
+def _assign(out: np.ndarray, index: tuple, value) -> None:
+    """out[index] = value in place, in the same order as `_select`."""
+    basic, advanced = _split_index(index)
+    target = out if basic is None else _view(out, basic)
+    target[... if advanced is None else advanced] = value
+
+
+def _put(x, value, index: tuple):
+    out = np.array(x)
+    _assign(out, index, value)
+    return out
+
+
+def _untouched(shape: tuple, index: tuple) -> np.ndarray:
+    """A bool mask of ``shape``: False where index_put writes."""
+    kept = np.ones(shape, bool)
+    _assign(kept, index, False)
+    return kept
+
+
+# Batching rules (see `Op`): the batch dim is one more leading slice(None) in the index.
+
+
+def _batch_getitem(op: Op, values, batched, params):
+    return op(values[0], index=(slice(None), *params["index"]))
+
+
+def _apart(index: tuple) -> int:
+    """For an index whose arrays stand apart (split by a slice), the number of broadcast
+    dims NumPy puts first; 0 when they are together (they then stay in place)."""
+    arrays = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
+    if not arrays or arrays == list(range(arrays[0], arrays[-1] + 1)):
+        return 0
+    return max(1 if index[i].dtype == bool else index[i].ndim for i in arrays)
+
+
+def _batch_index(op: Op, values, batched, params):
+    index = params["index"]
+    out = op(values[0], index=(slice(None), *index))
+    front = _apart(index)
+    if not front:
+        return out
+    # Index arrays apart from each other put their broadcast dims first (NumPy's rule), and
+    # the batch dim after them: move it back to the front.
+    return out.permute(front, *range(front), *range(front + 1, out.ndim))
+
+
+def _batch_scatter(op: Op, values, batched, params):
+    # getitem_backward and index_backward (reverse mode over a batch of cotangents): write
+    # each example's gradient into its own slice of the zeros.
+    (g,) = values
+    index = params["index"]
+    front = _apart(index)
+    if front:  # apart, index arrays take their broadcast dims first (see `_batch_index`)
+        g = g.permute(*range(1, front + 1), 0, *range(front + 1, g.ndim))
+    return op(g, shape=(g.shape[0], *params["shape"]), index=(slice(None), *index))
+
+
+# fmt: off
+# Basic indexing returns a view; its backward writes g into zeros, whose backward reads it back.
+getitem_row = Op("getitem", _view, view=True, jvp=LINEAR, kind="indexing", batch=_batch_getitem,
+                 doc="x[index] for a basic index (ints, slices, None, ...): a view.",
+                 vjp=(lambda g, x_shape, index:
+                      xp.run(getitem_backward_row, g, shape=x_shape, index=index),))
+getitem_backward_row = Op("getitem_backward", _scatter, jvp=LINEAR, kind="indexing",
+                          batch=_batch_scatter, doc="Zeros of shape with g written at index.",
+                          vjp=(lambda g, index: xp.run(getitem_row, g, index=index),))
+# Advanced indexing copies; its backward adds g into zeros (np.add.at: repeats accumulate).
+index_row = Op("index", lambda x, index: x[index], jvp=LINEAR, kind="indexing",
+               batch=_batch_index, doc="x[index] for index arrays and masks: a copy.",
+               vjp=(lambda g, x_shape, index:
+                    xp.run(index_backward_row, g, shape=x_shape, index=index),))
+index_backward_row = Op("index_backward", _scatter_add, jvp=LINEAR, kind="indexing",
+                        batch=_batch_scatter,
+                        doc="Zeros of shape with g added at index (repeats accumulate).",
+                        vjp=(lambda g, index: xp.run(index_row, g, index=index),))
+# Behind Tensor.__setitem__: a batched tensor is never written in place (vmap loops for that).
+index_put_row = Op("index_put", _put, inputs=("x", "value"), jvp=LINEAR, kind="indexing",
+                   batch=Loops("in-place writes run per example"),
+                   doc="A copy of x with value written at index.",
+                   vjp=(lambda g, x_shape, index: g * _untouched(x_shape, index),
+                        lambda g, index: _select(g, index)))
+# fmt: on
+
+
+def _index_item(item, op: str):
+    """One entry of an index as an int, a slice of ints, None, Ellipsis or an int/bool array."""
+    if item is None or item is Ellipsis:
+        return item
+    if isinstance(item, slice):
+        start, stop, step = (None if v is None else operator.index(v)
+                             for v in (item.start, item.stop, item.step))  # fmt: skip
+        if step is not None and step <= 0:
+            raise ValueError(
+                f"{op}: step must be greater than zero, got {step}; use flip() to reverse"
+            )
+        return slice(start, stop, step)
+    if isinstance(item, (bool, np.bool_)):
+        return np.array(item)
+    if isinstance(item, numbers.Integral):
+        return int(item)
+    if isinstance(item, Tensor):
+        item = item.data
+    if isinstance(item, (list, tuple)):
+        item = np.asarray([i.data if isinstance(i, Tensor) else i for i in item])
+        if item.size == 0:
+            item = item.astype(np.int64)
+    if isinstance(item, np.ndarray):
+        if item.dtype.kind not in "biu":
+            raise IndexError(
+                f"{op}: tensors used as indices must be integer or bool, got "
+                f"{fmt_dtype(item.dtype)}"
+            )
+        return np.array(item)  # a copy: changing the index later cannot change the gradient
+    raise IndexError(
+        f"{op}: cannot index with {type(item).__name__}; use ints, slices, None, ..., lists, "
+        "or integer or bool tensors"
+    )
+
+
+def _consumed(item) -> int:
+    """How many dimensions of the tensor an index entry uses up."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, np.ndarray) and item.dtype == bool:
+        return item.ndim
+    return 1
+
+
+def _check_in_range(item, shape: tuple, dim: int, op: str) -> None:
+    if isinstance(item, np.ndarray) and item.dtype == bool:
+        covered = shape[dim : dim + item.ndim]
+        if item.shape != covered:
+            raise IndexError(
+                f"{op}: a mask of shape {fmt_shape(item.shape)} does not match the shape "
+                f"{fmt_shape(covered)} of the tensor at dim {dim}"
+            )
+        return
+    if isinstance(item, (int, np.ndarray)) and np.size(item):
+        size = shape[dim]
+        low, high = np.min(item), np.max(item)
+        if low < -size or high >= size:
+            bad = int(high if high >= size else low)
+            raise IndexError(f"{op}: index {bad} is out of range for dim {dim} with size {size}")
+
+
+def _normalize_index(shape: tuple, index, op: str = "getitem") -> tuple:
+    """``index`` as a checked tuple of ints, slices, None, Ellipsis and int or bool arrays."""
+    items = tuple(_index_item(i, op) for i in (index if isinstance(index, tuple) else (index,)))
+    if sum(i is Ellipsis for i in items) > 1:
+        raise IndexError(f"{op}: an index can only have one ellipsis ('...')")
+    used = sum(_consumed(i) for i in items)
+    if used > len(shape):
+        raise IndexError(f"{op}: too many indices for a tensor of dimension {len(shape)}")
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - used
+            continue
+        _check_in_range(item, shape, dim, op)
+        dim += _consumed(item)
+    return items
+
+
+def getitem(x, index):
+    """``x[index]`` with PyTorch semantics (what ``Tensor.__getitem__`` calls).
+
+    Ints, slices (positive steps), None and ``...`` give a view; lists, integer tensors and
+    bool masks give a copy, and their backward adds up repeated indices.
+
+    >>> import chainrule as cr
+    >>> x = cr.arange(6).reshape(2, 3)
+    >>> x[1, ::2], x[:, [0, 0]]
+    (tensor([3, 5]), tensor([[0, 0],
+            [3, 3]]))
+    """
+    return _select(x, _normalize_index(np.shape(x), index))
+
+
+def index_put(x, index, value):
+    """A copy of ``x`` with ``x[index] = value`` (value broadcast); ``Tensor.__setitem__``
+    writes it back in place. With repeated indices the last write wins.
+
+    >>> import chainrule as cr
+    >>> cr.ops.indexing.index_put(cr.zeros(4), slice(1, 3), 5.0)
+    tensor([0., 5., 5., 0.])
+    """
+    index = _normalize_index(np.shape(x), index, "index_put")
+    if not isinstance(value, Tensor):
+        # A constant becomes a Tensor so forward mode gives it a zero tangent.
+        value = Tensor._make(np.asarray(value, dtype=getattr(x, "dtype", None)))
+    target = _select(np.broadcast_to(np.zeros((), np.int8), np.shape(x)), index).shape
+    given = value.shape
+    while len(given) > len(target) and given[0] == 1:
+        given = given[1:]  # NumPy and PyTorch drop leading 1s of the value
+    try:
+        fits = np.broadcast_shapes(given, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(
+            f"index_put: cannot assign a value of shape {fmt_shape(value.shape)} to "
+            f"x[index] of shape {fmt_shape(target)}"
+        )
+    return index_put_row(x, value, index=index)
+
+
+def gather(x, dim: int, index):
+    """Values of ``x`` picked along ``dim``: ``out[i][j] = x[index[i][j]][j]`` for dim 0.
+
+    ``index`` is an integer tensor with as many dimensions as x and no larger in the other
+    dims; the output has its shape. The backward adds up repeated indices.
+
+    >>> import chainrule as cr
+    >>> cr.tensor([[1, 2], [3, 4]]).gather(1, cr.tensor([[0, 0], [1, 0]]))
+    tensor([[1, 1],
+            [4, 3]])
+    """
+    shape = np.shape(x)
+    index = index.data if isinstance(index, Tensor) else np.asarray(index)
+    if index.dtype.kind not in "iu":
+        raise DTypeError(f"gather: index must be an integer tensor, got {fmt_dtype(index.dtype)}")
+    if not shape or index.ndim != len(shape):
+        raise ShapeError(
+            f"gather: index of shape {fmt_shape(index.shape)} must have as many dimensions as "
+            f"the input of shape {fmt_shape(shape)} (at least one)"
+        )
+    dim = check_dim(dim, len(shape), "gather")
+    for d, (m, n) in enumerate(zip(index.shape, shape)):
+        if d != dim and m > n:
+            raise ShapeError(
+                f"gather: index of shape {fmt_shape(index.shape)} is larger than the input of "
+                f"shape {fmt_shape(shape)} in dim {d}"
+            )
+    if index.size and (index.min() < 0 or index.max() >= shape[dim]):
+        bad = int(index.min() if index.min() < 0 else index.max())
+        raise IndexError(
+            f"gather: index {bad} is out of range for dim {dim} with size {shape[dim]}"
+        )
+    # An open grid: the index along dim, positions 0..m-1 along every other dim.
+    grid = tuple(
+        np.array(index)
+        if d == dim
+        else np.arange(m).reshape([-1 if k == d else 1 for k in range(index.ndim)])
+        for d, m in enumerate(index.shape)
+    )
+    return index_row(x, index=grid)
