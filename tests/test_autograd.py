@@ -445,3 +445,40 @@ def test_grad_mode_is_per_thread():
     thread.join()
     y.backward()
     assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_a_leaf_hook_runs_once_per_backward_with_the_leaf_total_gradient():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    (x * 2 + x * 3).sum().backward()
+    assert seen == [[5.0, 5.0]]
+    np.testing.assert_array_equal(x.grad.data, [5.0, 5.0])
+
+
+def test_the_engine_builds_tensors_and_nodes_with_every_slot_of_their_classes():
+    # apply_op makes its result and node field by field (its speed seam): every slot of
+    # Tensor and of OpNode (with Node's) must be set there, as Tensor._make sets them.
+    from chainrule.function import OpNode
+
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3.0
+    made = Tensor._make(np.zeros(2))
+    for name in Tensor.__slots__:
+        if name != "__weakref__":
+            getattr(y, name)
+            getattr(made, name)
+    for cls in OpNode.__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name != "__weakref__":
+                getattr(y.grad_fn, name)
+    assert (y.grad, y._hooks, y._tangent, y._output_nr) == (None, None, None, 0)
+
+
+def test_backward_rules_read_the_saved_values_without_changing_them():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    before = dict(y.grad_fn.saved)
+    y.sum().backward(retain_graph=True)
+    assert y.grad_fn.saved.keys() == before.keys()
+    assert all(y.grad_fn.saved[k] is v for k, v in before.items())

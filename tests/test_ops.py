@@ -10,7 +10,7 @@ from strategies import array
 
 import chainrule
 from chainrule import Tensor
-from chainrule.autograd import topological_order
+from chainrule.autograd import node_order
 from chainrule.ops import REGISTRY
 
 NAMES = sorted(CASES)
@@ -57,7 +57,7 @@ def _differentiable(case_name):
 
 
 def _ops_in_graph(outputs):
-    nodes = topological_order([o.grad_fn for o in outputs if o.grad_fn is not None])
+    nodes = node_order([o.grad_fn for o in outputs if o.grad_fn is not None])
     return {getattr(node, "op", None) and node.op.name for node in nodes}
 
 

@@ -1,228 +1,37 @@
-"""The tensor engine's backward pass, gradient modes, hooks and anomaly detection.
+"""The tensor engine's backward pass: `run_backward`, and `grad` and `backward` on top of it.
 
-`Node` is what a Tensor's ``grad_fn`` points to; `run_backward` walks the nodes once each in
-reverse topological order, summing each gradient back to its input's shape and dtype. Op
-rows and the `Function` API that create nodes live in `chainrule.function`.
+`run_backward` walks the nodes once each, newest first, summing each gradient back to its
+input's shape and dtype. What a node is, the version counters and the grad-mode switches are
+in `chainrule.graph`; the nodes are recorded by `chainrule.function`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import heapq
-import itertools
-import os
-import threading
-import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from . import counting
 from .errors import GraphError, ShapeError, fmt_shape
+from .graph import (
+    Node,
+    RemovableHandle,
+    detect_anomaly,
+    edge_of,
+    enable_grad,
+    is_grad_enabled,
+    latest_change,
+    no_grad,
+    set_grad_enabled,
+    state,
+)
 
 #: What NumPy arithmetic returns: arrays, or scalars for 0-d results.
 ARRAY_TYPES = (np.ndarray, np.generic)
 
 
-class _State(threading.local):
-    """Engine switches: gradient recording, forward-mode tangents, anomaly checks.
-
-    Each thread has its own (as in PyTorch), so ``no_grad`` in one thread, such as a server's
-    evaluation, cannot stop another thread's training from recording its graph.
-    """
-
-    def __init__(self) -> None:
-        self.grad_enabled = True
-        self.forward_ad = False
-        self.anomaly = False
-
-
-#: The engine switches (per thread); ops read ``state.grad_enabled`` on every call.
-state = _State()
-
-
-#: Numbers nodes in the order they are made (itertools.count is atomic under the GIL).
-_sequence = itertools.count()
-
-#: ``[stamp]`` of the latest in-place change to any array (-1: none yet). Backward checks a
-#: node for changed inputs only when this is newer than the node, so graphs recorded after
-#: the last change (each training step's, after the optimizer's update) pay no check.
-latest_change = [-1]
-
-
-class VersionCounter:
-    """Counts in-place changes to an array (shared by a tensor and its views).
-
-    ``changed_at`` stamps the latest change with the node sequence number of that moment, so
-    a node tells whether an array it saved was changed after it was recorded.
-    """
-
-    __slots__ = ("value", "last_op", "changed_at")
-
-    def __init__(self) -> None:
-        self.value = 0
-        self.last_op = ""
-        self.changed_at = -1
-
-    def bump(self, op: str) -> None:
-        """Record one in-place change made by ``op``."""
-        self.value += 1
-        self.last_op = op
-        self.changed_at = latest_change[0] = next(_sequence)
-
-
-class Node:
-    """A recorded op in the graph: where each input's gradient goes, and what it produced.
-
-    ``edges[i]`` is None (input i needs no gradient), a leaf Tensor, or ``(node, index)``
-    for an input produced by another node. ``out_meta`` holds each output's shape and dtype.
-    ``watched`` holds what backward checks for in-place changes made after the node was
-    recorded: the Tensors whose arrays it saved (other items, such as numbers, are skipped)
-    and the version counters of saved outputs (a counter, not the output: the output points
-    to this node, and a cycle would keep the graph alive until the garbage collector runs).
-    ``sequence`` numbers nodes in the order they were made, so a node's is larger than those
-    of the nodes that made its inputs (backward runs nodes from the largest down).
-    """
-
-    __slots__ = (
-        "edges", "out_meta", "watched", "sequence", "hooks", "retained", "trace", "__weakref__"
-    )  # fmt: skip
-
-    def __init__(self, edges: tuple, out_meta: tuple, watched: tuple) -> None:
-        self.sequence = next(_sequence)
-        self.edges = edges
-        self.out_meta = out_meta
-        self.watched = watched
-        self.hooks: dict | None = None
-        self.retained: dict | None = None
-        self.trace = _user_frames() if state.anomaly else None
-
-    @property
-    def name(self) -> str:
-        """The op's name, used in messages."""
-        return type(self).__name__
-
-    @property
-    def next_functions(self) -> tuple:
-        """The nodes (or leaf Tensors) this node sends gradients to, as in PyTorch."""
-        return self.edges
-
-    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
-        """The gradient of each input (None for one without) from those of the outputs;
-        then, when ``release`` is true, free what was saved (`release`)."""
-        raise NotImplementedError
-
-    def release(self) -> None:
-        """Free what was saved for backward."""
-
-    def check_versions(self) -> None:
-        """Raise if an array saved for backward was modified in place since it was saved."""
-        for item in self.watched:
-            counter = item._counter if isinstance(item, Tensor) else item
-            if isinstance(counter, VersionCounter) and counter.changed_at > self.sequence:
-                raise GraphError(
-                    f"{self.name}: a tensor saved for backward was modified in place by "
-                    f"{counter.last_op} after it was saved (it is now at version "
-                    f"{counter.value}); use the out-of-place op, or clone() the tensor before "
-                    "changing it"
-                )
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def _user_frames() -> list[str]:
-    """The creation stack without chainrule's own frames (for detect_anomaly)."""
-    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
-    return traceback.format_list(frames)
-
-
-# Gradient modes.
-
-
-class _GradMode(contextlib.ContextDecorator):
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._previous: list[bool] = []
-
-    def __enter__(self):
-        self._previous.append(state.grad_enabled)
-        state.grad_enabled = self.enabled
-        return self
-
-    def __exit__(self, *exc) -> None:
-        state.grad_enabled = self._previous.pop()
-
-
-class no_grad(_GradMode):
-    """Context manager and decorator: ops inside record no graph (for updates, evaluation).
-
-    >>> from chainrule import Tensor
-    >>> x = Tensor([1.0], requires_grad=True)
-    >>> with no_grad():
-    ...     y = x * 2
-    >>> y.requires_grad
-    False
-    """
-
-    def __init__(self) -> None:
-        super().__init__(False)
-
-
-class enable_grad(_GradMode):
-    """Context manager and decorator: record the graph again, even inside `no_grad`."""
-
-    def __init__(self) -> None:
-        super().__init__(True)
-
-
-class set_grad_enabled(_GradMode):
-    """Context manager and decorator: record the graph when ``mode`` is true."""
-
-    def __init__(self, mode: bool) -> None:
-        super().__init__(bool(mode))
-
-
-def is_grad_enabled() -> bool:
-    """Whether ops currently record a graph."""
-    return state.grad_enabled
-
-
-class detect_anomaly(contextlib.ContextDecorator):
-    """Context manager: backward checks every gradient for NaN or Inf.
-
-    When one appears, the error names the forward op that produced it and shows where that
-    op was created. Slower: every op records its creation stack.
-    """
-
-    def __init__(self) -> None:
-        self._previous: list[bool] = []
-
-    def __enter__(self):
-        self._previous.append(state.anomaly)
-        state.anomaly = True
-        return self
-
-    def __exit__(self, *exc) -> None:
-        state.anomaly = self._previous.pop()
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks: list, hook: Callable) -> None:
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self) -> None:
-        """Unregister the hook (no error if already removed)."""
-        with contextlib.suppress(ValueError):
-            self._hooks.remove(self._hook)
-
-
-# The backward pass.
-
-
-def topological_order(starts: Sequence[Node]) -> list[Node]:
+def node_order(starts: Sequence[Node]) -> list[Node]:
     """Nodes reachable from ``starts``, each after every node that sends it a gradient.
 
     Iterative depth-first search: graph depth is not bounded by the recursion limit.
@@ -246,8 +55,71 @@ def topological_order(starts: Sequence[Node]) -> list[Node]:
     return order
 
 
-def _add(a, b):
-    return b if a is None else a + b
+class _Pass:
+    """The gradients of one backward pass on their way.
+
+    ``waiting[node]`` holds the sum so far of the gradient of each of node's outputs, and
+    ``queue`` is a heap of those nodes by ``-sequence``, newest first. ``leaves[leaf]`` holds
+    ``[sum so far, owned]`` for each leaf (``owned``: the sum is an array this pass made, so
+    later gradients may be added into it); a leaf's total reaches its hooks and ``.grad``
+    once, at the end, as PyTorch's AccumulateGrad does. With ``capture`` (`grad`), only the
+    requested inputs are summed and nothing reaches ``.grad``.
+    """
+
+    __slots__ = ("waiting", "queue", "leaves", "create_graph", "capture")
+
+    def __init__(self, create_graph: bool, capture: dict | None) -> None:
+        self.waiting: dict[Node, list] = {}
+        self.queue: list[tuple[int, Node]] = []
+        self.leaves: dict = {}
+        self.create_graph = create_graph
+        self.capture = capture
+
+    def send(self, edge, g, sender: str) -> None:
+        """Add ``g`` to what waits at ``edge`` (a leaf, or (node, output index)), summed back
+        to its shape and cast to its dtype first; a node's first gradient queues it."""
+        if type(edge) is tuple:
+            node, index = edge
+            shape, dtype = node.out_meta[index]
+            if g.shape != shape or g.dtype != dtype:
+                g = _fit(g, shape, dtype, sender)
+            sums = self.waiting.get(node)
+            if sums is None:
+                sums = self.waiting[node] = [None] * len(node.out_meta)
+                heapq.heappush(self.queue, (-node.sequence, node))
+            sums[index] = g if sums[index] is None else sums[index] + g
+            return
+        data = edge.data
+        if g.shape != data.shape or g.dtype != data.dtype:
+            g = _fit(g, data.shape, data.dtype, sender)
+        if self.capture is not None and id(edge) not in self.capture:
+            return  # grad(): a leaf nobody asked for
+        entry = self.leaves.get(edge)
+        if entry is None:
+            self.leaves[edge] = [g, False]
+        elif entry[1] and not self.create_graph:
+            entry[0] += g
+        else:
+            entry[0], entry[1] = entry[0] + g, True
+
+    def deliver(self) -> None:
+        """Each leaf's total through its hooks (a returned tensor replaces it) into ``.grad``."""
+        create_graph = self.create_graph
+        for leaf, (total, owned) in self.leaves.items():
+            if leaf._hooks:
+                for hook in leaf._hooks:
+                    result = hook(_as_tensor(total))
+                    if result is not None:
+                        total, owned = (result if create_graph else result.data), False
+            grad = leaf.grad
+            if create_graph:
+                leaf.grad = _as_tensor(total) if grad is None else grad + total
+            elif grad is None:
+                # A copy unless this pass made the sum: g may be shared with other leaves or
+                # be a read-only broadcast view.
+                leaf.grad = Tensor._make(total if owned else np.array(total))
+            else:
+                leaf.grad = Tensor._make(np.asarray(grad.data + total))
 
 
 def run_backward(
@@ -267,7 +139,6 @@ def run_backward(
     waiting nodes, ordered by ``sequence``, stands in for a topological sort, and each node
     is visited once.
     """
-
     if state.forward_ad:
         # Backward rules run on arrays, so tangents would not flow through them and the
         # result would be silently zero.
@@ -276,61 +147,43 @@ def run_backward(
             "jacfwd) is not supported; differentiate with reverse mode twice instead, e.g. "
             "jacrev(jacrev(f)) or hessian(f)"
         )
-
-    capture: dict = {}
-    captured: list = []
+    # grad(): where each requested input's gradient is found (a leaf by id, a non-leaf by
+    # its node's output), and the position(s) it goes to in the result.
+    capture = None
     if inputs is not None:
+        capture = {}
         for i, t in enumerate(inputs):
-            key = id(t) if t.grad_fn is None else (t.grad_fn, t._output_nr)
-            capture.setdefault(key, []).append(i)
-        captured = [None] * len(inputs)
+            edge = edge_of(t)
+            capture.setdefault(id(t) if edge is t else edge, []).append(i)
+        captured: list = [None] * len(inputs)
 
-    # The .grad Tensors this backward created: nobody else has them yet, so later gradients
-    # for the same leaf are added into them in place (without create_graph).
-    made: dict[Tensor, Tensor] = {}
-    grads: dict[Node, list] = {}  # per waiting node, the gradient of each output so far
-    waiting: list[tuple[int, Node]] = []  # a heap of (-sequence, node): newest first
-    heappop, heappush = heapq.heappop, heapq.heappush
-
+    gradients = _Pass(create_graph, capture)
     for out, seed in zip(outputs, seeds):
-        node = out.grad_fn
-        if node is None:
-            if inputs is None:
-                _deliver_to_leaf(out, seed, create_graph, made)
-            else:
-                for i in capture.get(id(out), ()):
-                    captured[i] = _add(captured[i], seed)
-            continue
-        slot = grads.get(node)
-        if slot is None:
-            slot = grads[node] = [None] * len(node.out_meta)
-            heappush(waiting, (-node.sequence, node))
-        slot[out._output_nr] = _add(slot[out._output_nr], seed)
+        gradients.send(edge_of(out), seed, "backward")
 
     counter = counting.active
     anomaly = state.anomaly
     changes = latest_change
-    previous_mode = state.grad_enabled
-    state.grad_enabled = create_graph
-    # What lets a leaf's gradient be added in place below, without a call per leaf.
-    plain_leaves = inputs is None and not create_graph
+    send, waiting, queue = gradients.send, gradients.waiting, gradients.queue
     # Nodes free their saved arrays as they finish, unless op counting still reads them.
-    free = not retain_graph and counter is None
+    release = not retain_graph and counter is None
+    previous_mode = state.grad_enabled
+    state.grad_enabled = create_graph  # the rules' own ops are recorded only for create_graph
     try:
-        while waiting:
-            node = heappop(waiting)[1]
-            out_grads = grads.pop(node)
+        while queue:
+            node = heapq.heappop(queue)[1]
+            out_grads = waiting.pop(node)
             if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
                 _fill_missing(node, out_grads, create_graph)
             if node.hooks or node.retained:
                 _run_node_hooks(node, out_grads, create_graph)
-            if inputs is not None:
+            if capture is not None:
                 for i, g in enumerate(out_grads):
                     for j in capture.get((node, i), ()):
-                        captured[j] = _add(captured[j], g)
+                        captured[j] = g if captured[j] is None else captured[j] + g
             if changes[0] > node.sequence:  # something changed in place since node was made
                 node.check_versions()
-            in_grads = node._backward(out_grads, create_graph, free)
+            in_grads = node._backward(out_grads, create_graph, release)
             if counter is not None:
                 _count_backward(node, in_grads)
                 if not retain_graph:
@@ -338,65 +191,22 @@ def run_backward(
             if anomaly:
                 _check_finite(node, in_grads)
             for edge, g in zip(node.edges, in_grads):
-                if edge is None or g is None:
-                    continue
-                if type(edge) is tuple:
-                    # Add g to what the parent has waiting; its first gradient queues it.
-                    # Written out here, as for the seeds above: this runs once per edge.
-                    parent, index = edge
-                    shape, dtype = parent.out_meta[index]
-                    if g.shape != shape or g.dtype != dtype:
-                        g = _fit(g, shape, dtype, node)
-                    slot = grads.get(parent)
-                    if slot is None:
-                        slot = grads[parent] = [None] * len(parent.out_meta)
-                        heappush(waiting, (-parent.sequence, parent))
-                    if slot[index] is None:
-                        slot[index] = g
-                    else:
-                        slot[index] = slot[index] + g
-                    continue
-                data = edge.data
-                if g.shape != data.shape or g.dtype != data.dtype:
-                    g = _fit(g, data.shape, data.dtype, node)
-                if inputs is not None:
-                    for i in capture.get(id(edge), ()):
-                        captured[i] = _add(captured[i], g)
-                    continue
-                grad = edge.grad
-                if plain_leaves and grad is not None and not edge._hooks and made.get(edge) is grad:
-                    grad.data += g  # a .grad this backward made: nobody else holds it
-                else:
-                    _deliver_to_leaf(edge, g, create_graph, made)
+                if edge is not None and g is not None:
+                    send(edge, g, node.name)
+        if capture is None:
+            gradients.deliver()
     finally:
         state.grad_enabled = previous_mode
-    if inputs is None:
+    if capture is None:
         return None
+    for leaf, (total, _) in gradients.leaves.items():
+        for i in capture[id(leaf)]:
+            captured[i] = total
     return [None if g is None else _as_tensor(g) for g in captured]
 
 
 def _as_tensor(g) -> Tensor:
     return g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
-
-
-def _deliver_to_leaf(leaf: Tensor, g, create_graph: bool, made: dict) -> None:
-    """Run the leaf's hooks on ``g`` and add it to ``leaf.grad``; ``made`` maps each leaf to
-    the .grad Tensor this backward created for it, which nobody else holds yet."""
-    if leaf._hooks:
-        for hook in leaf._hooks:
-            result = hook(_as_tensor(g))
-            if result is not None:
-                g = result if create_graph else result.data
-    grad = leaf.grad
-    if create_graph:
-        leaf.grad = g if grad is None else grad + g
-    elif grad is None:
-        # A copy: g may be shared with other leaves or be a read-only broadcast view.
-        leaf.grad = made[leaf] = Tensor._make(np.array(g))
-    elif made.get(leaf) is grad:
-        grad.data += g
-    else:
-        leaf.grad = made[leaf] = Tensor._make(np.asarray(grad.data + g))
 
 
 def _fill_missing(node: Node, out_grads: list, create_graph: bool) -> None:
@@ -421,10 +231,10 @@ def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
             tensor.grad = _as_tensor(g) if tensor.grad is None else tensor.grad + _as_tensor(g)
 
 
-def _fit(g, shape: tuple, dtype, node: Node):
+def _fit(g, shape: tuple, dtype, op: str):
     """Sum ``g`` back to an input's broadcast ``shape`` and cast it to the input's dtype."""
     if g.shape != shape:
-        g = sum_to_shape(g, shape, node.name)
+        g = sum_to_shape(g, shape, op)
     if g.dtype != dtype:
         g = g.astype(dtype) if isinstance(g, ARRAY_TYPES) else g.to(dtype)
     return g
@@ -575,6 +385,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) 
 
 __all__ = [
     "Node",
+    "node_order",
     "RemovableHandle",
     "backward",
     "detect_anomaly",

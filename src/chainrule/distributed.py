@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .autograd import state, topological_order
+from .autograd import node_order, state
 from .errors import ChainruleError, DomainError, DTypeError, fmt_dtype, fmt_shape
 from .nn.module import Module
 from .tensor import Tensor
@@ -285,10 +285,10 @@ class DistributedDataParallel(Module):
 
     Differences from PyTorch: buffers are broadcast at wrap time only (not at each forward);
     a parameter that did not take part in forward contributes zeros, so one unused on every
-    rank gets a zero gradient instead of None; and parameters must reach the loss only
-    through this forward's outputs. A gradient arriving any other way (a penalty on
-    ``model.module.weight`` added to the loss, a second backward through one forward, an
-    un-wrapped ``model.module(x)``) raises DistributedError, as does a forward after a
+    rank gets a zero gradient instead of None. A gradient for a parameter this forward did
+    not use (a second backward through one forward, an un-wrapped ``model.module(x)``)
+    raises DistributedError (a penalty on a weight the forward used is averaged with the
+    rest of its gradient, which its hook sees once), as does a forward after a
     backward that left some parameters without their gradient (an output the loss ignores).
     ``backward(create_graph=True)`` is not supported. Save ``model.module.state_dict()``.
     """
@@ -353,26 +353,27 @@ class DistributedDataParallel(Module):
         return out
 
     def _expect_gradients(self, out: Any) -> None:
-        """Count the gradients each parameter will receive from the graph behind ``out``."""
+        """Mark the parameters that the graph behind ``out`` will send a gradient to."""
         expected = [0] * len(self._params)
         nodes = []
         for tensor in _tensors_in(out):
             if tensor.grad_fn is not None:
                 nodes.append(tensor.grad_fn)
             elif id(tensor) in self._position:  # forward returned a parameter itself
-                expected[self._position[id(tensor)]] += 1
-        for node in topological_order(nodes):
+                expected[self._position[id(tensor)]] = 1
+        # A parameter's hook runs once per backward, with its total gradient.
+        for node in node_order(nodes):
             for edge in node.edges:
                 if isinstance(edge, Tensor) and id(edge) in self._position:
-                    expected[self._position[id(edge)]] += 1
+                    expected[self._position[id(edge)]] = 1
         self._expected = expected
         self._waiting = [sum(1 for i in b.indices if expected[i]) for b in self._buckets]
         self._next_bucket = 0
         self._has_started = False
 
     def _on_gradient(self, index: int, g: Tensor) -> Tensor | None:
-        """Hook on parameter ``index``: count the gradient ``g``; on the last one that its
-        bucket waited for, reduce every bucket that is ready, in order."""
+        """Hook on parameter ``index``, with its total gradient ``g``: when it is the last one
+        its bucket waited for, reduce every bucket that is ready, in order."""
         if self._expected[index] == 0:
             raise DistributedError(
                 f"DistributedDataParallel: parameter {self._names[index]!r} received a "

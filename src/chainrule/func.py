@@ -20,7 +20,7 @@ import numpy as np
 
 from . import batching
 from .autograd import grad as autograd_grad
-from .autograd import run_backward, state, topological_order
+from .autograd import node_order, run_backward, state
 from .batching import BatchTracer, NeedsValues
 from .errors import DomainError, GraphError, ShapeError, fmt_shape
 from .function import OpNode
@@ -373,7 +373,7 @@ def _plain_graph(out: Tensor) -> bool:
         return True
     return all(
         type(node) is OpNode and not node.hooks and not node.retained
-        for node in topological_order([out.grad_fn])
+        for node in node_order([out.grad_fn])
     )
 
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import counting
-from .autograd import Node, VersionCounter, _sequence, _user_frames, state
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
 from .op import LINEAR, NOT_COUNTED, PASS, Op
 from .tensor import Tensor
 
@@ -46,8 +46,7 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         if isinstance(arg, Tensor):
             arrays.append(arg.data)
             if arg.requires_grad:
-                parent = arg.grad_fn
-                edges.append(arg if parent is None else (parent, arg._output_nr))
+                edges.append(edge_of(arg))
                 needs_grad |= bit
                 bit <<= 1
                 continue
@@ -129,13 +128,6 @@ def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
         return ShapeError(f"{op.name}: shapes {shapes} do not broadcast together")
     kind = DTypeError if isinstance(exc, TypeError) else ShapeError
     return kind(f"{op.name}: cannot apply to {described}: {reason}")
-
-
-def _edge(tensor: Tensor):
-    """Where the gradient of ``tensor`` goes: the leaf itself, or (its node, output index)."""
-    if tensor.grad_fn is None:
-        return tensor
-    return (tensor.grad_fn, tensor._output_nr)
 
 
 _OUT_META: dict[tuple, tuple] = {}
@@ -276,7 +268,7 @@ class Function(Node):
         results = [Tensor._make(o) for o in outs]
         if needs_grad:
             node.edges = tuple(
-                _edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args
+                edge_of(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args
             )
             node.out_meta = tuple((o.shape, o.dtype) for o in outs)
             # Saved inputs and outputs alike: an output changed in place breaks backward too.

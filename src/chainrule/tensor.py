@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from .autograd import RemovableHandle, VersionCounter, backward, state
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+from .graph import RemovableHandle, VersionCounter, state
 
 #: dtypes by their PyTorch names; any NumPy dtype is accepted too.
 float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
@@ -272,7 +272,7 @@ class Tensor:
         The graph's saved arrays are freed unless ``retain_graph`` (default: create_graph);
         ``create_graph=True`` makes the gradients themselves differentiable.
         """
-        backward(self, gradient, retain_graph, create_graph)
+        autograd.backward(self, gradient, retain_graph, create_graph)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place (leaves only; floating-point dtypes only)."""
@@ -869,4 +869,7 @@ def randint(low: int, high: int | None = None, size=(), dtype=None) -> Tensor:
     return Tensor._make(array)
 
 
-from . import ops as F  # noqa: E402  (ops import Tensor from this module)
+# The one upward seam: the ops and the backward pass import Tensor from this module, and
+# Tensor's methods call them.
+from . import autograd  # noqa: E402
+from . import ops as F  # noqa: E402

@@ -19,8 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .autograd import Node
-from .autograd import topological_order as node_order
+from .autograd import Node, node_order
 from .errors import ChainruleError, fmt_dtype, fmt_shape
 from .tensor import Tensor
 from .value import Value, topological_order

@@ -1,6 +1,6 @@
 """Run under mpirun by test_distributed: DDP's rules beyond plain training. Two backward
-passes accumulate averaged gradients; an output the loss ignores and a weight used outside
-forward are clear errors on every rank. Each check prints one line per rank."""
+passes accumulate averaged gradients; an output the loss ignores is a clear error on every
+rank; a penalty on a weight outside forward is averaged with the rest of its gradient. Each check prints one line per rank."""
 
 import gc
 
@@ -66,12 +66,18 @@ def check_unused_output(rank: int) -> None:
 
 
 def check_weight_outside_forward(rank: int) -> None:
+    """A penalty on a weight outside forward: the weight's hook sees its total gradient once
+    (as PyTorch's AccumulateGrad hooks do), so .grad is the rank average of all of it."""
     ddp = dist.DistributedDataParallel(Net())
-    loss = loss_of(ddp(chainrule.ones(4, 3))) + (ddp.module.weight**2).sum()
-    try:
-        loss.backward()
-    except dist.DistributedError as error:
-        print(f"rank {rank}: weight outside forward: {error}", flush=True)
+    x = chainrule.tensor(np.random.default_rng(20 + rank).standard_normal((4, 3)))
+    params = list(ddp.module.parameters())
+    expected = autograd.grad(loss_of(ddp.module(x)) + (ddp.module.weight**2).sum(), params)
+    for g in expected:
+        dist.all_reduce(g, op="mean")
+    (loss_of(ddp(x)) + (ddp.module.weight**2).sum()).backward()
+    for p, g in zip(params, expected):
+        np.testing.assert_allclose(p.grad.data, g.data, rtol=1e-12, atol=1e-12)
+    print(f"rank {rank}: weight outside forward: averaged with the penalty", flush=True)
 
 
 def main() -> None:
