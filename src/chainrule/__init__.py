@@ -5,9 +5,24 @@ reverse mode on NumPy arrays; `gradcheck` compares either with finite difference
 """
 
 from . import autograd, data, distributed, func, nn, ops, optim
+from ._tensor import Tensor
 from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .checkpoint import checkpoint, checkpoint_sequential
 from .counting import count_ops
+from .creation import (
+    arange,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from .dual import Dual, derivative, forward_gradient
 from .dual import Dual as DualNumber  # the teaching material's name for Dual
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
@@ -16,35 +31,8 @@ from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_chec
 from .io import SerializationError, load, save
 from .op import LINEAR, Op, elementwise
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
+from .random import default_generator, manual_seed, rand, randint, randn
 from .scalar_nn import MLP, Layer, Neuron
-from .tensor import (
-    Tensor,
-    arange,
-    bool_,
-    default_generator,
-    eye,
-    float16,
-    float32,
-    float64,
-    from_numpy,
-    full,
-    full_like,
-    int8,
-    int16,
-    int32,
-    int64,
-    linspace,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    randint,
-    randn,
-    tensor,
-    uint8,
-    zeros,
-    zeros_like,
-)
 from .value import Scalar, Value
 from .viz import draw_graph, trace
 

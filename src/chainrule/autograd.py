@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import counting
+from ._tensor import Tensor
 from .errors import GraphError, ShapeError, fmt_shape
 from .graph import (
     Node,
@@ -396,5 +397,3 @@ __all__ = [
     "set_grad_enabled",
     "state",
 ]
-
-from .tensor import Tensor  # noqa: E402  (tensor.py imports this module, so this comes last)

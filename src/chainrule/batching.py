@@ -12,23 +12,18 @@ never see tracers: gradients are taken on the batched tensors underneath (`grad`
 from __future__ import annotations
 
 import contextlib
-import importlib
 import itertools
 import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from . import function
+from . import function, random
+from ._tensor import Tensor
 from .autograd import grad as autograd_grad
 from .errors import GraphError, fmt_shape
 from .op import Loops, NeedsValues, Op
 from .ops.shape import broadcast_batch
-from .tensor import Tensor
-
-# The module (chainrule.tensor, the package attribute, is the tensor() factory): vmap swaps
-# its random generator.
-tensor_module = importlib.import_module(".tensor", __package__)
 
 
 class VmapError(GraphError):
@@ -329,11 +324,10 @@ class _RandomGuard:
 def guard_random(randomness: str, level: int | None) -> Iterator[None]:
     """Make random draws raise: a VmapError for ``randomness='error'``, and NeedsValues
     (so vmap loops) for ``'different'`` in the batched run of ``level``."""
-    previous = tensor_module._generator
-    guard = _RandomGuard(previous, randomness, level)
-    tensor_module._generator = guard
+    guard = _RandomGuard(random.default_generator(), randomness, level)
+    previous = random.swap_generator(guard)
     try:
         yield
     finally:
-        if tensor_module._generator is guard:  # unless func called manual_seed
-            tensor_module._generator = previous
+        if random.default_generator() is guard:  # unless func called manual_seed
+            random.swap_generator(previous)

@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ._tensor import Tensor
 from .autograd import Node, enable_grad, no_grad, run_backward, state
 from .errors import GraphError
-from .tensor import Tensor, default_generator
+from .random import default_generator
 
 
 class CheckpointNode(Node):

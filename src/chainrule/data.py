@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ._tensor import Tensor
 from .errors import DomainError, DTypeError, ShapeError, fmt_shape
-from .tensor import Tensor, default_generator
+from .random import default_generator
 
 # Synthetic data sets: each returns (X float32 of shape (n, features), y int64 of shape (n,)).
 

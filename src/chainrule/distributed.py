@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from ._tensor import Tensor
 from .autograd import node_order, state
 from .errors import ChainruleError, DomainError, DTypeError, fmt_dtype, fmt_shape
 from .nn.module import Module
-from .tensor import Tensor
 
 
 class DistributedError(ChainruleError, RuntimeError):

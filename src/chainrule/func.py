@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import batching
+from ._tensor import Tensor
 from .autograd import grad as autograd_grad
 from .autograd import node_order, run_backward, state
 from .batching import BatchTracer, NeedsValues
 from .errors import DomainError, GraphError, ShapeError, fmt_shape
 from .function import OpNode
 from .ops.shape import cat
-from .tensor import Tensor, default_generator
+from .random import default_generator
 
 
 def _as_tensor(x, fn: str) -> Tensor:

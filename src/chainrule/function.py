@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import counting
+from ._tensor import Tensor
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
 from .op import LINEAR, NOT_COUNTED, PASS, Op
-from .tensor import Tensor
 
 #: Set by `chainrule.func.batching` while vmap runs a function on batched tensors: it runs an op
 #: with a batched argument through the op's batching rule (None otherwise: one check per op).

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._tensor import Tensor
 from .autograd import grad as autograd_grad
 from .errors import DTypeError, GraphError
-from .tensor import Tensor
 from .value import Value
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ._tensor import Tensor
 from .errors import ChainruleError, DTypeError
-from .tensor import Tensor
 
 #: Metadata keys: the nested structure (JSON) and a CRC-32 of every tensor's bytes.
 TREE_KEY = "chainrule.tree"

@@ -19,9 +19,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._tensor import Tensor
 from .autograd import Node, node_order
 from .errors import ChainruleError, fmt_dtype, fmt_shape
-from .tensor import Tensor
 from .value import Value, topological_order
 
 _INSTALL_DOT = (

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._tensor import Tensor
 from .special import erf as _erf
-from .tensor import Tensor
 
 
 def run(row, *args, **params):

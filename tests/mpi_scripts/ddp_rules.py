@@ -1,6 +1,7 @@
 """Run under mpirun by test_distributed: DDP's rules beyond plain training. Two backward
 passes accumulate averaged gradients; an output the loss ignores is a clear error on every
-rank; a penalty on a weight outside forward is averaged with the rest of its gradient. Each check prints one line per rank."""
+rank; a penalty on a weight outside forward is averaged with the rest of its gradient. Each
+check prints one line per rank."""
 
 import gc
 

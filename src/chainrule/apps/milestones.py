@@ -15,11 +15,12 @@ import numpy as np
 
 from .. import nn
 from ..autograd import no_grad
+from ..creation import arange, tensor, zeros
 from ..data import DataLoader, TensorDataset, load_digits, make_xor
 from ..nn import functional as F
 from ..optim import SGD, Adam, AdamW
 from ..optim.lr_scheduler import CosineAnnealingLR
-from ..tensor import arange, manual_seed, tensor, zeros
+from ..random import manual_seed
 
 
 def _progress(iterable: Iterable, total: int, desc: str, quiet: bool) -> Iterable:

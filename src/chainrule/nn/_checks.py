@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..errors import DomainError, ShapeError, fmt_shape
-from ..tensor import Tensor
 
 _REDUCTIONS = ("none", "mean", "sum")
 

@@ -4,7 +4,7 @@ weights. Their constructor arguments, defaults and reprs are PyTorch's.
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from .._tensor import Tensor
 from . import functional as F
 from .module import Module
 

@@ -10,8 +10,9 @@ import math
 import numpy as np
 
 from .. import ops
+from .._tensor import Tensor
+from ..creation import zeros
 from ..errors import DomainError, ShapeError, fmt_shape
-from ..tensor import Tensor, zeros
 from . import functional as F
 from . import init
 from ._checks import _check_probability

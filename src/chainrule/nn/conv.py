@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 
+from .._tensor import Tensor
+from ..creation import zeros
 from ..errors import DomainError, DTypeError, ShapeError
 from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from ..ops.shape import pad
-from ..tensor import Tensor, zeros
 from . import init
 from .module import Module, Parameter
 

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import ops
+from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
-from ..tensor import Tensor, default_generator
+from ..random import default_generator
 from ._checks import _array, _check_probability
 from .losses import (
     binary_cross_entropy,

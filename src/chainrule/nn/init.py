@@ -11,9 +11,10 @@ import numbers
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, fmt_shape
-from ..tensor import Tensor, default_generator
+from ..random import default_generator
 
 _LINEAR_FNS = (
     "linear", "conv1d", "conv2d", "conv3d",

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 
+from .._tensor import Tensor
 from ..autograd import no_grad
+from ..creation import zeros
 from ..errors import DomainError
-from ..tensor import Tensor, zeros
 from . import functional as F
 from . import init
 from ._checks import _check_probability, _check_reduction

@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from .. import ops
+from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
-from ..tensor import Tensor
 from ._checks import (
     _array,
     _check_broadcast_target,

@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
-from ..tensor import Tensor
 from .utils import zero_grads
 
 

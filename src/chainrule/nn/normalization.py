@@ -8,9 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd import no_grad
+from ..creation import ones, tensor, zeros
+from ..dtypes import int64
 from ..errors import ShapeError, fmt_shape
-from ..tensor import Tensor, int64, ones, tensor, zeros
 from . import functional as F
 from . import init
 from .module import Module, Parameter

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError
-from ..tensor import Tensor
 
 
 def zero_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:

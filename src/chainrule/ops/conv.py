@@ -18,9 +18,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import xp
+from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
-from ..tensor import Tensor
 from .linalg import matmul, matmul_add_row, matmul_row
 from .reduce import max_row
 from .reduce import sum as sum_over

@@ -14,9 +14,9 @@ import operator
 import numpy as np
 
 from .. import xp
+from .._tensor import Tensor
 from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Loops, Op
-from ..tensor import Tensor
 from .dims import check_dim
 
 __all__ = ["gather"]

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import xp
+from .._tensor import Tensor
 from ..errors import ShapeError, fmt_shape
 from ..op import NeedsValues, Op, with_rank
-from ..tensor import Tensor
 from .shape import reshape
 
 __all__ = ["dot", "einsum", "matmul", "outer"]

@@ -19,9 +19,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import xp
+from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
-from ..tensor import Tensor
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "log_softmax", "logsumexp", "max", "mean",

@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import xp
+from .._tensor import Tensor
 from ..errors import ShapeError, fmt_shape
 from ..function import apply_op
 from ..op import LINEAR, Op, shifted, with_rank
-from ..tensor import Tensor
 from .dims import check_dim, check_dims, check_sizes
 from .indexing import getitem, getitem_row, index_row
 

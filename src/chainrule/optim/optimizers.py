@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..nn.utils import zero_grads
-from ..tensor import Tensor
 
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:

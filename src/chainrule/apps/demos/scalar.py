@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...creation import tensor
 from ...data import make_blobs
 from ...io import save as save_file
 from ...nn import Linear
 from ...optim import SGD
 from ...scalar_nn import MLP, LinearLayer, accuracy, train
-from ...tensor import tensor
 from ...value import Value
 from .report import Progress, check_outputs, plot_run
 

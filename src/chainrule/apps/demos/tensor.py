@@ -9,13 +9,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ... import distributed as dist
+from ..._tensor import Tensor
 from ...autograd import no_grad
+from ...creation import tensor
 from ...data import DataLoader, TensorDataset, load_digits, make_moons, make_spirals, random_split
 from ...io import save as save_file
 from ...nn import Conv2d, Flatten, Linear, MaxPool2d, Module, ReLU, Sequential, Tanh
 from ...nn import functional as F
 from ...optim import Adam
-from ...tensor import Tensor, manual_seed, tensor
+from ...random import manual_seed
 from .report import Progress, check_outputs, plot_run
 
 #: The seed of the digits' 80/20 split: fixed, so that every --seed is scored on the same

@@ -14,12 +14,12 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...data import make_blobs, make_moons, make_spirals, make_xor
 from ...errors import ChainruleError
 from ...nn import Parameter
 from ...optim import SGD, Adam
-from ...tensor import Tensor
 
 #: The data sets, each (X, y) with a fixed seed so a run can be repeated.
 DATASETS: dict[str, Callable[[], tuple[Tensor, Tensor]]] = {

@@ -1,34 +1,20 @@
-"""`Tensor`: a NumPy array plus the graph node that produced it, and the tensor factories.
+"""`Tensor`: a NumPy array plus the graph node that produced it.
 
-Every method is a one-line call into `chainrule.ops`, where each op is one row; the backward
-pass is in `chainrule.autograd`.
+Every op method is a one-line call into `chainrule.ops`, where each op is one row; in-place
+writes go through `chainrule.inplace` and the backward pass is in `chainrule.autograd`.
+Factories are in `chainrule.creation` and `chainrule.random`, dtypes in `chainrule.dtypes`.
 """
 
 from __future__ import annotations
 
-import numbers
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from .dtypes import DEFAULT_DTYPE, as_dtype, bool_, float32, float64, int64
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
-from .graph import RemovableHandle, VersionCounter, state
-
-#: dtypes by their PyTorch names; any NumPy dtype is accepted too.
-float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
-int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "int64"))
-uint8, bool_ = np.dtype("uint8"), np.dtype("bool")
-DEFAULT_DTYPE = float32
-
-
-def _as_dtype(dtype, op: str = "Tensor") -> np.dtype | None:
-    if dtype is None:
-        return None
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        raise DTypeError(f"{op}: {dtype!r} is not a dtype") from None
+from .graph import RemovableHandle, VersionCounter
 
 
 def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
@@ -83,7 +69,7 @@ class Tensor:
     __array_ufunc__ = None
 
     def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
-        self.data = _to_array(data, _as_dtype(dtype))
+        self.data = _to_array(data, as_dtype(dtype))
         self.grad: Tensor | None = None
         self.requires_grad = False
         self.grad_fn = None
@@ -244,7 +230,7 @@ class Tensor:
 
     def to(self, dtype) -> Tensor:
         """This tensor in another dtype (itself if it already has it); differentiable."""
-        dtype = _as_dtype(dtype, "to")
+        dtype = as_dtype(dtype, "to")
         return self if dtype == self.dtype else F.cast(self, dtype=dtype)
 
     def float(self) -> Tensor:
@@ -443,41 +429,8 @@ class Tensor:
         self._inplace(F.indexing.index_put, (index, value), "setitem")
 
     def _inplace(self, op, other, name: str) -> Tensor:
-        recording = state.grad_enabled and (
-            self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)
-            or (isinstance(other, tuple) and isinstance(other[1], Tensor)
-                and other[1].requires_grad)
-        )  # fmt: skip
-        if recording and self.requires_grad and self.grad_fn is None:
-            raise GraphError(
-                f"{name}: a leaf tensor that requires grad cannot be changed in place; do it "
-                "inside chainrule.no_grad() (as optimizers do) or use the out-of-place op"
-            )
-        if not self.data.flags.writeable:
-            raise GraphError(
-                f"{name}: this tensor's memory is read-only (an expanded view or a read-only "
-                "array); clone() it first"
-            )
-        result = op(self, *other) if isinstance(other, tuple) else op(self, other)
-        if result.shape != self.shape:
-            raise ShapeError(
-                f"{name}: the result has shape {fmt_shape(result.shape)}, which cannot be "
-                f"written into a tensor of shape {fmt_shape(self.shape)}"
-            )
-        try:
-            np.copyto(self.data, result.data, casting="same_kind")
-        except TypeError:
-            raise DTypeError(
-                f"{name}: cannot write a {fmt_dtype(result.dtype)} result into a "
-                f"{fmt_dtype(self.dtype)} tensor in place"
-            ) from None
-        self._version_counter.bump(name)
-        if state.forward_ad:
-            self._tangent = result._tangent
-        if recording and result.grad_fn is not None:
-            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-            self.requires_grad = True
-        return self
+        # One place for every in-place write (`chainrule.inplace`); vmap's tracer overrides it.
+        return inplace.write(self, op, other, name)
 
     # Elementwise math.
 
@@ -645,11 +598,11 @@ class Tensor:
 
     def reshape(self, *shape) -> Tensor:
         """The same elements in a new shape (one dimension may be -1)."""
-        return F.reshape(self, _shape_args(shape))
+        return F.reshape(self, shape_args(shape))
 
     def view(self, *shape) -> Tensor:
         """The same as reshape (NumPy decides whether to copy)."""
-        return F.reshape(self, _shape_args(shape))
+        return F.reshape(self, shape_args(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         """Reshape to ``other``'s shape."""
@@ -677,7 +630,7 @@ class Tensor:
 
     def permute(self, *dims) -> Tensor:
         """Reorder the dimensions."""
-        return F.permute(self, _shape_args(dims))
+        return F.permute(self, shape_args(dims))
 
     @property
     def T(self) -> Tensor:
@@ -691,7 +644,7 @@ class Tensor:
 
     def expand(self, *sizes) -> Tensor:
         """A broadcast view of this tensor to ``sizes`` (-1 keeps a dimension)."""
-        return F.expand(self, _shape_args(sizes))
+        return F.expand(self, shape_args(sizes))
 
     def expand_as(self, other: Tensor) -> Tensor:
         """Broadcast to ``other``'s shape."""
@@ -703,11 +656,11 @@ class Tensor:
 
     def repeat(self, *repeats) -> Tensor:
         """Tile the whole tensor ``repeats`` times along each dimension (PyTorch's repeat)."""
-        return F.repeat(self, _shape_args(repeats))
+        return F.repeat(self, shape_args(repeats))
 
     def tile(self, *reps) -> Tensor:
         """Like repeat, padding ``reps`` with leading ones (PyTorch's tile)."""
-        return F.tile(self, _shape_args(reps))
+        return F.tile(self, shape_args(reps))
 
     def flip(self, dims) -> Tensor:
         """Reverse the order of elements along ``dims``."""
@@ -747,129 +700,14 @@ class Tensor:
         return F.outer(self, other)
 
 
-def _shape_args(args: tuple) -> tuple:
+def shape_args(args: tuple) -> tuple:
     """Accept both f(2, 3) and f((2, 3)), as PyTorch does."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
 
 
-# Factories.
-
-_generator = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seed chainrule's random number generator (rand, randn, randint, init, dropout)."""
-    global _generator
-    _generator = np.random.default_rng(seed)
-
-
-def default_generator() -> np.random.Generator:
-    """The NumPy Generator behind chainrule's random functions."""
-    return _generator
-
-
-def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A new leaf Tensor holding a copy of ``data`` (Python floats become float32).
-
-    >>> tensor([1.0, 2.0]).dtype
-    dtype('float32')
-    """
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
-
-
-def from_numpy(array: np.ndarray) -> Tensor:
-    """A Tensor sharing memory with ``array`` (no copy)."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
-    return Tensor._make(array)
-
-
-def _new(array: np.ndarray, requires_grad: bool) -> Tensor:
-    t = Tensor._make(array)
-    return t.requires_grad_(True) if requires_grad else t
-
-
-def _size(size: tuple) -> tuple[int, ...]:
-    size = _shape_args(size)
-    if not all(isinstance(n, numbers.Integral) and n >= 0 for n in size):
-        raise ShapeError(f"size must be non-negative integers, got {size}")
-    return tuple(int(n) for n in size)
-
-
-def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A tensor of zeros (float32 unless ``dtype``)."""
-    return _new(np.zeros(_size(size), _as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
-
-
-def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A tensor of ones (float32 unless ``dtype``)."""
-    return _new(np.ones(_size(size), _as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
-
-
-def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A tensor filled with ``fill_value``."""
-    dtype = _as_dtype(dtype) or (DEFAULT_DTYPE if isinstance(fill_value, float) else None)
-    return _new(np.full(_size((size,)), fill_value, dtype), requires_grad)
-
-
-def zeros_like(x: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Zeros with ``x``'s shape and dtype."""
-    return _new(np.zeros(x.shape, _as_dtype(dtype) or x.dtype), requires_grad)
-
-
-def ones_like(x: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Ones with ``x``'s shape and dtype."""
-    return _new(np.ones(x.shape, _as_dtype(dtype) or x.dtype), requires_grad)
-
-
-def full_like(x: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    """``fill_value`` with ``x``'s shape and dtype."""
-    return _new(np.full(x.shape, fill_value, _as_dtype(dtype) or x.dtype), requires_grad)
-
-
-def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
-    if end is None:
-        start, end = 0, start
-    integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-    dtype = _as_dtype(dtype) or (int64 if integral else DEFAULT_DTYPE)
-    return _new(np.arange(start, end, step).astype(dtype), requires_grad)
-
-
-def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
-    """``steps`` evenly spaced values from start to end inclusive."""
-    array = np.linspace(start, end, steps, dtype=_as_dtype(dtype) or DEFAULT_DTYPE)
-    return _new(array, requires_grad)
-
-
-def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
-    """The n×m identity matrix."""
-    return _new(np.eye(n, m, dtype=_as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
-
-
-def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Uniform samples in [0, 1) from chainrule's generator."""
-    array = _generator.random(_size(size)).astype(_as_dtype(dtype) or DEFAULT_DTYPE)
-    return _new(array, requires_grad)
-
-
-def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Standard normal samples from chainrule's generator."""
-    array = _generator.standard_normal(_size(size)).astype(_as_dtype(dtype) or DEFAULT_DTYPE)
-    return _new(array, requires_grad)
-
-
-def randint(low: int, high: int | None = None, size=(), dtype=None) -> Tensor:
-    """Integers uniform in [low, high) (or [0, low) with one bound), int64 by default."""
-    if high is None:
-        low, high = 0, low
-    array = _generator.integers(low, high, size=_size((size,))).astype(_as_dtype(dtype) or int64)
-    return Tensor._make(array)
-
-
-# The one upward seam: the ops and the backward pass import Tensor from this module, and
-# Tensor's methods call them.
-from . import autograd  # noqa: E402
+# The one upward seam: the ops, in-place writes and the backward pass import Tensor from this
+# module, and Tensor's methods call them.
+from . import autograd, inplace  # noqa: E402
 from . import ops as F  # noqa: E402
