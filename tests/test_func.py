@@ -112,7 +112,7 @@ def test_hessian_of_a_small_mlp_loss_matches_pytorch(torch):
 def looped(monkeypatch, transform, *args):
     """``transform(*args)`` forced onto jacrev's per-row loop (one backward per output)."""
     with monkeypatch.context() as patch:
-        patch.setattr(func, "_batched_rows", lambda *_: None)
+        patch.setattr(func.transforms, "_batched_rows", lambda *_: None)
         return transform(*args)
 
 

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chainrule
-from chainrule import GraphError, ShapeError, Tensor, batching, func
+from chainrule import GraphError, ShapeError, Tensor, func
+from chainrule.func import batching
 
 RNG = np.random.default_rng(0)
 C = Tensor(RNG.standard_normal((2, 3)))  # a constant the functions close over

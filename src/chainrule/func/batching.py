@@ -18,12 +18,12 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from . import function, random
-from ._tensor import Tensor
-from .autograd import grad as autograd_grad
-from .errors import GraphError, fmt_shape
-from .op import Loops, NeedsValues, Op
-from .ops.shape import broadcast_batch
+from .. import function, random
+from .._tensor import Tensor
+from ..autograd import grad as autograd_grad
+from ..errors import GraphError, fmt_shape
+from ..op import Loops, NeedsValues, Op
+from ..ops.shape import broadcast_batch
 
 
 class VmapError(GraphError):
