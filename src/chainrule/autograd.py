@@ -64,44 +64,50 @@ class _Pass:
     ``[sum so far, owned]`` for each leaf (``owned``: the sum is an array this pass made, so
     later gradients may be added into it); a leaf's total reaches its hooks and ``.grad``
     once, at the end, as PyTorch's AccumulateGrad does. With ``capture`` (`grad`), only the
-    requested inputs are summed and nothing reaches ``.grad``.
+    requested inputs are summed and nothing reaches ``.grad``. ``send`` is the one way a
+    gradient moves along an edge.
     """
 
-    __slots__ = ("waiting", "queue", "leaves", "create_graph", "capture")
+    __slots__ = ("waiting", "queue", "leaves", "create_graph", "send")
 
     def __init__(self, create_graph: bool, capture: dict | None) -> None:
         self.waiting: dict[Node, list] = {}
         self.queue: list[tuple[int, Node]] = []
         self.leaves: dict = {}
         self.create_graph = create_graph
-        self.capture = capture
+        waiting, queue, leaves, heappush = self.waiting, self.queue, self.leaves, heapq.heappush
 
-    def send(self, edge, g, sender: str) -> None:
-        """Add ``g`` to what waits at ``edge`` (a leaf, or (node, output index)), summed back
-        to its shape and cast to its dtype first; a node's first gradient queues it."""
-        if type(edge) is tuple:
-            node, index = edge
-            shape, dtype = node.out_meta[index]
-            if g.shape != shape or g.dtype != dtype:
-                g = _fit(g, shape, dtype, sender)
-            sums = self.waiting.get(node)
-            if sums is None:
-                sums = self.waiting[node] = [None] * len(node.out_meta)
-                heapq.heappush(self.queue, (-node.sequence, node))
-            sums[index] = g if sums[index] is None else sums[index] + g
-            return
-        data = edge.data
-        if g.shape != data.shape or g.dtype != data.dtype:
-            g = _fit(g, data.shape, data.dtype, sender)
-        if self.capture is not None and id(edge) not in self.capture:
-            return  # grad(): a leaf nobody asked for
-        entry = self.leaves.get(edge)
-        if entry is None:
-            self.leaves[edge] = [g, False]
-        elif entry[1] and not self.create_graph:
-            entry[0] += g
-        else:
-            entry[0], entry[1] = entry[0] + g, True
+        # A closure over this pass's dicts, not a method: it runs once per edge, and reading
+        # closure cells is cheaper than reading attributes.
+        def send(edge, g, sender) -> None:
+            """Add ``g`` to what waits at ``edge`` (a leaf, or (node, output index)), summed
+            back to its shape and cast to its dtype first; a node's first gradient queues it.
+            ``sender`` (the node it comes from, or a name) is named in errors."""
+            if type(edge) is tuple:
+                node, index = edge
+                shape, dtype = node.out_meta[index]
+                if g.shape != shape or g.dtype != dtype:
+                    g = _fit(g, shape, dtype, sender)
+                sums = waiting.get(node)
+                if sums is None:
+                    sums = waiting[node] = [None] * len(node.out_meta)
+                    heappush(queue, (-node.sequence, node))
+                sums[index] = g if sums[index] is None else sums[index] + g
+                return
+            data = edge.data
+            if g.shape != data.shape or g.dtype != data.dtype:
+                g = _fit(g, data.shape, data.dtype, sender)
+            if capture is not None and id(edge) not in capture:
+                return  # grad(): a leaf nobody asked for
+            entry = leaves.get(edge)
+            if entry is None:
+                leaves[edge] = [g, False]
+            elif entry[1] and not create_graph:
+                entry[0] += g
+            else:
+                entry[0], entry[1] = entry[0] + g, True
+
+        self.send = send
 
     def deliver(self) -> None:
         """Each leaf's total through its hooks (a returned tensor replaces it) into ``.grad``."""
@@ -193,7 +199,7 @@ def run_backward(
                 _check_finite(node, in_grads)
             for edge, g in zip(node.edges, in_grads):
                 if edge is not None and g is not None:
-                    send(edge, g, node.name)
+                    send(edge, g, node)
         if capture is None:
             gradients.deliver()
     finally:
@@ -232,10 +238,11 @@ def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
             tensor.grad = _as_tensor(g) if tensor.grad is None else tensor.grad + _as_tensor(g)
 
 
-def _fit(g, shape: tuple, dtype, op: str):
-    """Sum ``g`` back to an input's broadcast ``shape`` and cast it to the input's dtype."""
+def _fit(g, shape: tuple, dtype, sender):
+    """Sum ``g`` back to an input's broadcast ``shape`` and cast it to the input's dtype;
+    ``sender`` is the node (or the name) an error names."""
     if g.shape != shape:
-        g = sum_to_shape(g, shape, op)
+        g = sum_to_shape(g, shape, sender if isinstance(sender, str) else sender.name)
     if g.dtype != dtype:
         g = g.astype(dtype) if isinstance(g, ARRAY_TYPES) else g.to(dtype)
     return g
