@@ -473,6 +473,11 @@ def test_the_engine_builds_tensors_and_nodes_with_every_slot_of_their_classes():
             if name != "__weakref__":
                 getattr(y.grad_fn, name)
     assert (y.grad, y._hooks, y._tangent, y._output_nr) == (None, None, None, 0)
+    # apply_op builds edges inline: they must be what edge_of builds.
+    from chainrule.graph import edge_of
+
+    z = y * x
+    assert z.grad_fn.edges == (edge_of(y), edge_of(x)) == ((y.grad_fn, 0), x)
 
 
 def test_backward_rules_read_the_saved_values_without_changing_them():

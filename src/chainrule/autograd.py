@@ -56,63 +56,37 @@ def node_order(starts: Sequence[Node]) -> list[Node]:
     return order
 
 
-class _Pass:
-    """The gradients of one backward pass on their way.
+class _Leaves:
+    """The gradients of one backward pass that reach leaves.
 
-    ``waiting[node]`` holds the sum so far of the gradient of each of node's outputs, and
-    ``queue`` is a heap of those nodes by ``-sequence``, newest first. ``leaves[leaf]`` holds
-    ``[sum so far, owned]`` for each leaf (``owned``: the sum is an array this pass made, so
-    later gradients may be added into it); a leaf's total reaches its hooks and ``.grad``
-    once, at the end, as PyTorch's AccumulateGrad does. With ``capture`` (`grad`), only the
-    requested inputs are summed and nothing reaches ``.grad``. ``send`` is the one way a
-    gradient moves along an edge.
+    ``sums[leaf]`` is ``[sum so far, owned]`` (``owned``: the sum is an array this pass made,
+    so later gradients may be added into it). A leaf's total reaches its hooks and ``.grad``
+    once, at the end (`deliver`), as PyTorch's AccumulateGrad does. With ``capture``
+    (`grad`), only the requested leaves are summed and nothing reaches ``.grad``.
     """
 
-    __slots__ = ("waiting", "queue", "leaves", "create_graph", "send")
+    __slots__ = ("sums", "create_graph", "capture")
 
     def __init__(self, create_graph: bool, capture: dict | None) -> None:
-        self.waiting: dict[Node, list] = {}
-        self.queue: list[tuple[int, Node]] = []
-        self.leaves: dict = {}
-        self.create_graph = create_graph
-        waiting, queue, leaves, heappush = self.waiting, self.queue, self.leaves, heapq.heappush
+        self.sums: dict = {}
+        self.create_graph, self.capture = create_graph, capture
 
-        # A closure over this pass's dicts, not a method: it runs once per edge, and reading
-        # closure cells is cheaper than reading attributes.
-        def send(edge, g, sender) -> None:
-            """Add ``g`` to what waits at ``edge`` (a leaf, or (node, output index)), summed
-            back to its shape and cast to its dtype first; a node's first gradient queues it.
-            ``sender`` (the node it comes from, or a name) is named in errors."""
-            if type(edge) is tuple:
-                node, index = edge
-                shape, dtype = node.out_meta[index]
-                if g.shape != shape or g.dtype != dtype:
-                    g = _fit(g, shape, dtype, sender)
-                sums = waiting.get(node)
-                if sums is None:
-                    sums = waiting[node] = [None] * len(node.out_meta)
-                    heappush(queue, (-node.sequence, node))
-                sums[index] = g if sums[index] is None else sums[index] + g
-                return
-            data = edge.data
-            if g.shape != data.shape or g.dtype != data.dtype:
-                g = _fit(g, data.shape, data.dtype, sender)
-            if capture is not None and id(edge) not in capture:
-                return  # grad(): a leaf nobody asked for
-            entry = leaves.get(edge)
-            if entry is None:
-                leaves[edge] = [g, False]
-            elif entry[1] and not create_graph:
-                entry[0] += g
-            else:
-                entry[0], entry[1] = entry[0] + g, True
-
-        self.send = send
+    def add(self, leaf, g) -> None:
+        """Add ``g`` (already of the leaf's shape and dtype) to the leaf's sum."""
+        if self.capture is not None and id(leaf) not in self.capture:
+            return  # grad(): a leaf nobody asked for
+        entry = self.sums.get(leaf)
+        if entry is None:
+            self.sums[leaf] = [g, False]
+        elif entry[1] and not self.create_graph:
+            entry[0] += g
+        else:
+            entry[0], entry[1] = entry[0] + g, True
 
     def deliver(self) -> None:
         """Each leaf's total through its hooks (a returned tensor replaces it) into ``.grad``."""
         create_graph = self.create_graph
-        for leaf, (total, owned) in self.leaves.items():
+        for leaf, (total, owned) in self.sums.items():
             if leaf._hooks:
                 for hook in leaf._hooks:
                     result = hook(_as_tensor(total))
@@ -141,10 +115,12 @@ def run_backward(
     With ``inputs`` None, gradients accumulate into the ``.grad`` of leaves (``backward``);
     otherwise they are returned, one per input, and no ``.grad`` changes (``grad``).
 
-    Nodes run newest first. A node is always created after the nodes of its inputs, so when
-    the newest waiting node runs, every gradient it will receive has arrived: a heap of
-    waiting nodes, ordered by ``sequence``, stands in for a topological sort, and each node
-    is visited once.
+    The loop, as in a textbook: send gradients along edges (the seeds first), summing those
+    that meet at one node; run the newest node that has gradients waiting, which gives
+    gradients for its inputs; repeat. A node is always created after the nodes of its
+    inputs, so when the newest waiting node runs, every gradient it will receive has
+    arrived: a heap ordered by ``sequence`` stands in for a topological sort, and each node
+    runs once.
     """
     if state.forward_ad:
         # Backward rules run on arrays, so tangents would not flow through them and the
@@ -164,20 +140,42 @@ def run_backward(
             capture.setdefault(id(t) if edge is t else edge, []).append(i)
         captured: list = [None] * len(inputs)
 
-    gradients = _Pass(create_graph, capture)
-    for out, seed in zip(outputs, seeds):
-        gradients.send(edge_of(out), seed, "backward")
-
+    leaves = _Leaves(create_graph, capture)
+    waiting: dict[Node, list] = {}  # per node, the sum so far of each output's gradient
+    queue: list[tuple[int, Node]] = []  # the waiting nodes by -sequence: newest first
     counter = counting.active
     anomaly = state.anomaly
     changes = latest_change
-    send, waiting, queue = gradients.send, gradients.waiting, gradients.queue
     # Nodes free their saved arrays as they finish, unless op counting still reads them.
     release = not retain_graph and counter is None
     previous_mode = state.grad_enabled
     state.grad_enabled = create_graph  # the rules' own ops are recorded only for create_graph
+    edges, grads, sender = [edge_of(out) for out in outputs], seeds, None
     try:
-        while queue:
+        while True:
+            # Send: each gradient along its edge, summed back to the shape and dtype of
+            # where it goes; a node's first gradient queues it.
+            for edge, g in zip(edges, grads):
+                if edge is None or g is None:
+                    continue
+                if type(edge) is tuple:
+                    node, index = edge
+                    shape, dtype = node.out_meta[index]
+                    if g.shape != shape or g.dtype != dtype:
+                        g = _fit(g, shape, dtype, sender)
+                    sums = waiting.get(node)
+                    if sums is None:
+                        sums = waiting[node] = [None] * len(node.out_meta)
+                        heapq.heappush(queue, (-node.sequence, node))
+                    sums[index] = g if sums[index] is None else sums[index] + g
+                else:
+                    data = edge.data
+                    if g.shape != data.shape or g.dtype != data.dtype:
+                        g = _fit(g, data.shape, data.dtype, sender)
+                    leaves.add(edge, g)
+            if not queue:
+                break
+            # Run the newest waiting node.
             node = heapq.heappop(queue)[1]
             out_grads = waiting.pop(node)
             if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
@@ -190,23 +188,21 @@ def run_backward(
                         captured[j] = g if captured[j] is None else captured[j] + g
             if changes[0] > node.sequence:  # something changed in place since node was made
                 node.check_versions()
-            in_grads = node._backward(out_grads, create_graph, release)
+            grads = node._backward(out_grads, create_graph, release)
             if counter is not None:
-                _count_backward(node, in_grads)
+                _count_backward(node, grads)
                 if not retain_graph:
                     node.release()
             if anomaly:
-                _check_finite(node, in_grads)
-            for edge, g in zip(node.edges, in_grads):
-                if edge is not None and g is not None:
-                    send(edge, g, node)
+                _check_finite(node, grads)
+            edges, sender = node.edges, node
         if capture is None:
-            gradients.deliver()
+            leaves.deliver()
     finally:
         state.grad_enabled = previous_mode
     if capture is None:
         return None
-    for leaf, (total, _) in gradients.leaves.items():
+    for leaf, (total, _) in leaves.sums.items():
         for i in capture[id(leaf)]:
             captured[i] = total
     return [None if g is None else _as_tensor(g) for g in captured]
@@ -238,11 +234,11 @@ def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
             tensor.grad = _as_tensor(g) if tensor.grad is None else tensor.grad + _as_tensor(g)
 
 
-def _fit(g, shape: tuple, dtype, sender):
+def _fit(g, shape: tuple, dtype, sender: Node | None):
     """Sum ``g`` back to an input's broadcast ``shape`` and cast it to the input's dtype;
-    ``sender`` is the node (or the name) an error names."""
+    ``sender`` is the node an error names (None: the seed of ``backward``)."""
     if g.shape != shape:
-        g = sum_to_shape(g, shape, sender if isinstance(sender, str) else sender.name)
+        g = sum_to_shape(g, shape, "backward" if sender is None else sender.name)
     if g.dtype != dtype:
         g = g.astype(dtype) if isinstance(g, ARRAY_TYPES) else g.to(dtype)
     return g

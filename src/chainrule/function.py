@@ -28,9 +28,10 @@ _new = object.__new__
 def apply_op(op: Op, *args, **params) -> Tensor:
     """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node.
 
-    It is also `Op.__call__` (``mul(x, y)`` is ``apply_op(mul, x, y)``). This runs once per
-    op, so it makes the result Tensor and the `OpNode` itself, field by field, instead of
-    calling their constructors: those two calls would add about 5% to W2's per-op time.
+    It is also `Op.__call__` (``mul(x, y)`` is ``apply_op(mul, x, y)``). This is the engine's
+    speed seam: it runs once per op, so it builds edges (`edge_of`), the result Tensor
+    (`Tensor._make`) and the `OpNode` itself, field by field, instead of calling them (a test
+    pins these fields to their classes' slots; docs/guides/performance.md has the numbers).
     """
     if batch_hook is not None:
         batched = batch_hook(op, args, params)
@@ -46,7 +47,9 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         if isinstance(arg, Tensor):
             arrays.append(arg.data)
             if arg.requires_grad:
-                edges.append(edge_of(arg))
+                # `edge_of(arg)`, inlined: it runs for every input of every op.
+                node = arg.grad_fn
+                edges.append(arg if node is None else (node, arg._output_nr))
                 needs_grad |= bit
                 bit <<= 1
                 continue
