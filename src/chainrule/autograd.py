@@ -56,51 +56,25 @@ def node_order(starts: Sequence[Node]) -> list[Node]:
     return order
 
 
-class _Leaves:
-    """The gradients of one backward pass that reach leaves.
-
-    ``sums[leaf]`` is ``[sum so far, owned]`` (``owned``: the sum is an array this pass made,
-    so later gradients may be added into it). A leaf's total reaches its hooks and ``.grad``
-    once, at the end (`deliver`), as PyTorch's AccumulateGrad does. With ``capture``
-    (`grad`), only the requested leaves are summed and nothing reaches ``.grad``.
-    """
-
-    __slots__ = ("sums", "create_graph", "capture")
-
-    def __init__(self, create_graph: bool, capture: dict | None) -> None:
-        self.sums: dict = {}
-        self.create_graph, self.capture = create_graph, capture
-
-    def add(self, leaf, g) -> None:
-        """Add ``g`` (already of the leaf's shape and dtype) to the leaf's sum."""
-        if self.capture is not None and id(leaf) not in self.capture:
-            return  # grad(): a leaf nobody asked for
-        entry = self.sums.get(leaf)
-        if entry is None:
-            self.sums[leaf] = [g, False]
-        elif entry[1] and not self.create_graph:
-            entry[0] += g
+def _deliver(sums: dict, create_graph: bool) -> None:
+    """Each leaf's total gradient, ``sums[leaf] = [total, owned]``, through the leaf's hooks
+    (a returned tensor replaces it) into its ``.grad``: once per backward pass, as PyTorch's
+    AccumulateGrad does. ``owned``: the total is an array the pass made itself."""
+    for leaf, (total, owned) in sums.items():
+        if leaf._hooks:
+            for hook in leaf._hooks:
+                result = hook(_as_tensor(total))
+                if result is not None:
+                    total, owned = (result if create_graph else result.data), False
+        grad = leaf.grad
+        if create_graph:
+            leaf.grad = _as_tensor(total) if grad is None else grad + total
+        elif grad is None:
+            # A copy unless the pass made the sum: g may be shared with other leaves or be a
+            # read-only broadcast view.
+            leaf.grad = Tensor._make(total if owned else np.array(total))
         else:
-            entry[0], entry[1] = entry[0] + g, True
-
-    def deliver(self) -> None:
-        """Each leaf's total through its hooks (a returned tensor replaces it) into ``.grad``."""
-        create_graph = self.create_graph
-        for leaf, (total, owned) in self.sums.items():
-            if leaf._hooks:
-                for hook in leaf._hooks:
-                    result = hook(_as_tensor(total))
-                    if result is not None:
-                        total, owned = (result if create_graph else result.data), False
-            grad = leaf.grad
-            if create_graph:
-                leaf.grad = _as_tensor(total) if grad is None else grad + total
-            elif grad is None:
-                # A copy unless this pass made the sum: g may be shared with other leaves or
-                # be a read-only broadcast view.
-                leaf.grad = Tensor._make(total if owned else np.array(total))
-            else:
-                leaf.grad = Tensor._make(np.asarray(grad.data + total))
+            leaf.grad = Tensor._make(np.asarray(grad.data + total))
 
 
 def run_backward(
@@ -116,11 +90,11 @@ def run_backward(
     otherwise they are returned, one per input, and no ``.grad`` changes (``grad``).
 
     The loop, as in a textbook: send gradients along edges (the seeds first), summing those
-    that meet at one node; run the newest node that has gradients waiting, which gives
-    gradients for its inputs; repeat. A node is always created after the nodes of its
-    inputs, so when the newest waiting node runs, every gradient it will receive has
-    arrived: a heap ordered by ``sequence`` stands in for a topological sort, and each node
-    runs once.
+    that meet at one node or leaf; run the newest node that has gradients waiting, which
+    gives gradients for its inputs; repeat; at the end, hand each leaf its total. A node is
+    always created after the nodes of its inputs, so when the newest waiting node runs,
+    every gradient it will receive has arrived: a heap ordered by ``sequence`` stands in for
+    a topological sort, and each node runs once.
     """
     if state.forward_ad:
         # Backward rules run on arrays, so tangents would not flow through them and the
@@ -140,8 +114,10 @@ def run_backward(
             capture.setdefault(id(t) if edge is t else edge, []).append(i)
         captured: list = [None] * len(inputs)
 
-    leaves = _Leaves(create_graph, capture)
     waiting: dict[Node, list] = {}  # per node, the sum so far of each output's gradient
+    # Per leaf, [the sum so far, whether the pass made that array (so it may add into it)];
+    # with capture (grad()), only the leaves asked for.
+    leaves: dict = {}
     queue: list[tuple[int, Node]] = []  # the waiting nodes by -sequence: newest first
     counter = counting.active
     anomaly = state.anomaly
@@ -150,7 +126,7 @@ def run_backward(
     release = not retain_graph and counter is None
     previous_mode = state.grad_enabled
     state.grad_enabled = create_graph  # the rules' own ops are recorded only for create_graph
-    edges, grads, sender = [edge_of(out) for out in outputs], seeds, None
+    edges, grads, sender = list(map(edge_of, outputs)), seeds, None
     try:
         while True:
             # Send: each gradient along its edge, summed back to the shape and dtype of
@@ -172,7 +148,15 @@ def run_backward(
                     data = edge.data
                     if g.shape != data.shape or g.dtype != data.dtype:
                         g = _fit(g, data.shape, data.dtype, sender)
-                    leaves.add(edge, g)
+                    if capture is not None and id(edge) not in capture:
+                        continue  # grad(): a leaf nobody asked for
+                    entry = leaves.get(edge)
+                    if entry is None:
+                        leaves[edge] = [g, False]
+                    elif entry[1] and not create_graph:
+                        entry[0] += g
+                    else:
+                        entry[0], entry[1] = entry[0] + g, True
             if not queue:
                 break
             # Run the newest waiting node.
@@ -197,12 +181,12 @@ def run_backward(
                 _check_finite(node, grads)
             edges, sender = node.edges, node
         if capture is None:
-            leaves.deliver()
+            _deliver(leaves, create_graph)
     finally:
         state.grad_enabled = previous_mode
     if capture is None:
         return None
-    for leaf, (total, _) in leaves.sums.items():
+    for leaf, (total, _) in leaves.items():
         for i in capture[id(leaf)]:
             captured[i] = total
     return [None if g is None else _as_tensor(g) for g in captured]
