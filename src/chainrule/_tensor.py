@@ -1,45 +1,20 @@
-"""`Tensor`: a NumPy array plus the graph node that produced it.
+"""`Tensor`: a NumPy array plus the graph node that produced it, and every op as a method.
 
-Every op method is a one-line call into `chainrule.ops`, where each op is one row; in-place
-writes go through `chainrule.inplace` and the backward pass is in `chainrule.autograd`.
-Factories are in `chainrule.creation` and `chainrule.random`, dtypes in `chainrule.dtypes`.
+What a tensor holds is `chainrule.tensor_base.TensorBase`; here each method is a one-line call
+into `chainrule.ops`, where each op is one row. In-place writes go through `chainrule.inplace`
+and the backward pass is in `chainrule.autograd`. Factories are in `chainrule.creation` and
+`chainrule.random`, dtypes in `chainrule.dtypes`.
 """
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 
-import numpy as np
-
-from .dtypes import DEFAULT_DTYPE, as_dtype, bool_, float32, float64, int64
-from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
-from .graph import RemovableHandle, VersionCounter
+from .dtypes import as_dtype, bool_, float32, float64, int64
+from .tensor_base import TensorBase
 
 
-def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
-    """An array from Python or NumPy data: Python floats become float32, as in PyTorch."""
-    if isinstance(data, Tensor):
-        array = data.data
-    elif isinstance(data, (np.ndarray, np.generic)):
-        array = np.asarray(data)
-    else:
-        if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
-            data = [d.data if isinstance(d, Tensor) else d for d in data]
-        try:
-            array = np.asarray(data)
-        except ValueError as exc:
-            raise ShapeError(f"tensor: data is not rectangular: {exc}") from None
-        if array.dtype == np.float64 and dtype is None:
-            array = array.astype(DEFAULT_DTYPE)
-    if array.dtype.kind not in "biuf":
-        raise DTypeError(f"tensor: cannot make a tensor of {fmt_dtype(array.dtype)} data")
-    if dtype is not None and array.dtype != dtype:
-        return array.astype(dtype)
-    return array.copy() if copy else array
-
-
-class Tensor:
+class Tensor(TensorBase):
     """An n-dimensional array that records the ops applied to it, for automatic gradients.
 
     ``data`` is the NumPy array, ``grad`` the accumulated gradient (a Tensor, or None),
@@ -54,177 +29,9 @@ class Tensor:
             [6., 8.]])
     """
 
-    __slots__ = (
-        "data",
-        "grad",
-        "requires_grad",
-        "grad_fn",
-        "_output_nr",
-        "_counter",
-        "_hooks",
-        "_tangent",
-        "__weakref__",
-    )
-    # NumPy defers to Tensor's reflected operators (ndarray + Tensor -> Tensor.__radd__).
-    __array_ufunc__ = None
-
-    def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
-        self.data = _to_array(data, as_dtype(dtype))
-        self.grad: Tensor | None = None
-        self.requires_grad = False
-        self.grad_fn = None
-        self._output_nr = 0
-        self._counter: VersionCounter | None = None
-        self._hooks: list | None = None
-        self._tangent = None
-        if requires_grad:
-            self.requires_grad_(True)
-
-    @classmethod
-    def _make(cls, array: np.ndarray, grad_fn=None, output_nr: int = 0) -> Tensor:
-        """Wrap an array without copying or checking (for the engine).
-
-        `chainrule.function.apply_op` makes its results the same way, inline: a slot added
-        to Tensor must be set there too.
-        """
-        t = cls.__new__(cls)
-        t.data = array
-        t.grad = None
-        t.requires_grad = grad_fn is not None
-        t.grad_fn = grad_fn
-        t._output_nr = output_nr
-        t._counter = None
-        t._hooks = None
-        t._tangent = None
-        return t
-
-    # Array facts.
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The size of each dimension, as a tuple."""
-        return self.data.shape
-
-    @property
-    def ndim(self) -> int:
-        """The number of dimensions."""
-        return self.data.ndim
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The NumPy dtype of the elements."""
-        return self.data.dtype
-
-    @property
-    def device(self) -> str:
-        """Where the data lives: always "cpu" for NumPy arrays."""
-        return "cpu"
-
-    @property
-    def is_leaf(self) -> bool:
-        """True for tensors made by the user rather than by an op on tensors that need grad."""
-        return self.grad_fn is None
-
-    @property
-    def _version(self) -> int:
-        return self._version_counter.value
-
-    @property
-    def _version_counter(self) -> VersionCounter:
-        """Counts in-place changes to this tensor's memory; shared with its views. Made on
-        first use: most tensors are never saved for backward, viewed or changed in place."""
-        if self._counter is None:
-            self._counter = VersionCounter()
-        return self._counter
-
-    @_version_counter.setter
-    def _version_counter(self, counter: VersionCounter) -> None:
-        self._counter = counter
-
-    def size(self, dim: int | None = None):
-        """The shape, or the size of dimension ``dim``."""
-        return self.data.shape if dim is None else self.data.shape[dim]
-
-    def dim(self) -> int:
-        """The number of dimensions."""
-        return self.data.ndim
-
-    def numel(self) -> int:
-        """The number of elements."""
-        return self.data.size
-
-    def item(self) -> float | int | bool:
-        """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
-            raise ShapeError(
-                f"item: only a one-element tensor has an item, this one has shape "
-                f"{fmt_shape(self.shape)}"
-            )
-        return self.data.item()
-
-    def tolist(self):
-        """The data as (nested) Python lists."""
-        return self.data.tolist()
-
-    def numpy(self) -> np.ndarray:
-        """The underlying array (shared, not copied). Refused while the tensor requires grad."""
-        if self.requires_grad:
-            raise GraphError(
-                "numpy: this tensor requires grad; call .detach().numpy() to get its data"
-            )
-        return self.data
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype)
-
-    def __len__(self) -> int:
-        if self.data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return len(self.data)
-
-    def __iter__(self) -> Iterator[Tensor]:
-        if self.data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(len(self.data)))
-
-    def __bool__(self) -> bool:
-        if self.data.size != 1:
-            raise ValueError(
-                f"bool: a tensor of shape {fmt_shape(self.shape)} has no single truth value; "
-                "use .any() or .all()"
-            )
-        return bool(self.data)
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def __index__(self) -> int:
-        if self.data.dtype.kind not in "iu":
-            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
-        return int(self.item())
-
+    __slots__ = ()
+    # Defining __eq__ (elementwise, below) would otherwise make tensors unhashable.
     __hash__ = object.__hash__
-
-    def __repr__(self) -> str:
-        data = self.data
-        # PyTorch's style: "1." when every value is a whole number, else four fixed decimals.
-        finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
-        whole = data.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
-        body = np.array2string(
-            data, separator=", ", prefix="tensor(", precision=4,
-            floatmode="maxprec" if whole else "fixed", suppress_small=False,
-        )  # fmt: skip
-        extras = []
-        if self.dtype not in (float32, int64, bool_):
-            extras.append(f"dtype={self.dtype.name}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn={self.grad_fn!r}")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body, *extras]) + ")"
 
     # Dtype conversion.
 
@@ -260,54 +67,9 @@ class Tensor:
         """
         autograd.backward(self, gradient, retain_graph, create_graph)
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` in place (leaves only; floating-point dtypes only)."""
-        if requires_grad and self.data.dtype.kind != "f":
-            raise DTypeError(
-                f"requires_grad: only floating-point tensors can require gradients, got "
-                f"{fmt_dtype(self.dtype)}; convert with .float() or .double() first"
-            )
-        if not requires_grad and self.grad_fn is not None:
-            raise GraphError(
-                "requires_grad: a non-leaf tensor cannot stop requiring grad; use .detach()"
-            )
-        self.requires_grad = bool(requires_grad)
-        return self
-
-    def detach(self) -> Tensor:
-        """The same data (shared) without history: no grad_fn, no requires_grad."""
-        t = Tensor._make(self.data)
-        t._version_counter = self._version_counter
-        return t
-
     def clone(self) -> Tensor:
         """A copy of the data that stays in the graph (gradients flow back to self)."""
         return F.clone(self)
-
-    def retain_grad(self) -> None:
-        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
-        if self.grad_fn is None:
-            return
-        node = self.grad_fn
-        if node.retained is None:
-            node.retained = {}
-        node.retained[self._output_nr] = weakref.ref(self)
-
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
-        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned Tensor
-        replaces the gradient. Returns a handle whose ``remove()`` unregisters it."""
-        if not self.requires_grad:
-            raise GraphError("register_hook: this tensor does not require grad")
-        if self.grad_fn is None:
-            if self._hooks is None:
-                self._hooks = []
-            hooks = self._hooks
-        else:
-            if self.grad_fn.hooks is None:
-                self.grad_fn.hooks = {}
-            hooks = self.grad_fn.hooks.setdefault(self._output_nr, [])
-        hooks.append(hook)
-        return RemovableHandle(hooks, hook)
 
     # Arithmetic: each dunder is one op row (comments give the reflected operand order).
 
