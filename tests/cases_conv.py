@@ -1,17 +1,19 @@
-"""Cases for chainrule/ops/conv.py: the unfold and fold rows, and the convolution and pooling
-functions composed from them. Shapes stay small: gradgradcheck perturbs every element."""
+"""Cases for chainrule/ops/conv.py and chainrule/ops/pool.py: the unfold, fold, tiles and
+untiles rows, and the convolution and pooling functions composed from them. Shapes stay small:
+gradgradcheck perturbs every element."""
 
 from cases import Case
 from hypothesis import strategies as st
 from strategies import distinct
 
 import chainrule
-from chainrule.ops import conv
+from chainrule.ops import pool
 
 
 def functional(lib):
-    """Where each library keeps these functions: chainrule.ops.conv, torch.nn.functional."""
-    return conv if lib is chainrule else lib.nn.functional
+    """Where each library keeps these functions: chainrule.nn.functional (the rows of
+    chainrule.ops.conv and chainrule.ops.pool), torch.nn.functional."""
+    return chainrule.nn.functional if lib is chainrule else lib.nn.functional
 
 
 def conv_shapes(spatial=2, groups=1, spans=(1, 3), padding=0, bias=True, batched=True):
@@ -90,12 +92,12 @@ def slab_shapes():
 
 CASES = {
     "tiles": Case(
-        lambda x: conv.tiles_row(x, kernel_size=(2, 1)),
+        lambda x: pool.tiles_row(x, kernel_size=(2, 1)),
         image_shapes(min_side=2, max_side=5),
         torch_fn=lambda x: tiles_torch(x, (2, 1)),
     ),
     "untiles": Case(
-        lambda t: conv.untiles_row(t, kernel_size=(2, 1), output_size=untiles_size(t.shape)),
+        lambda t: pool.untiles_row(t, kernel_size=(2, 1), output_size=untiles_size(t.shape)),
         slab_shapes(),
         torch_fn=lambda t: untiles_torch(t, (2, 1), untiles_size(t.shape)),
     ),

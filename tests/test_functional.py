@@ -272,11 +272,15 @@ def test_inplace_activation_writes_into_its_input():
 
 
 def test_conv_and_pooling_are_reexported():
-    from chainrule.ops import conv
+    from chainrule.ops import conv, pool
 
-    for name in ("conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"):
-        assert getattr(F, name) is getattr(conv, name)
-        assert name in F.__all__
+    for module, names in (
+        (conv, ("conv1d", "conv2d", "fold", "unfold")),
+        (pool, ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d")),
+    ):
+        for name in names:
+            assert getattr(F, name) is getattr(module, name)
+            assert name in F.__all__
 
 
 def test_every_public_name_has_a_docstring():

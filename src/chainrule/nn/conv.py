@@ -11,7 +11,8 @@ import math
 from .._tensor import Tensor
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, ShapeError
-from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from ..ops.conv import conv1d, conv2d
+from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..ops.shape import pad
 from . import init
 from .module import Module, Parameter
@@ -178,7 +179,7 @@ class Conv2d(_ConvNd):
 
 
 class MaxPool2d(Module):
-    """The maximum over each window, as ``torch.nn.MaxPool2d``; see `chainrule.ops.conv.max_pool2d`
+    """The maximum over each window, as ``torch.nn.MaxPool2d``; see `chainrule.ops.pool.max_pool2d`
     for the tie rule.
 
     >>> import chainrule

@@ -1,8 +1,8 @@
 """Functional forms of layers and losses, with PyTorch's names: ``import chainrule.nn.functional
 as F``. Each is composed from the differentiable ops in `chainrule.ops` (so higher derivatives
-come free); the losses are re-exported from `chainrule.nn.losses`, convolution and pooling from
-`chainrule.ops.conv`. The modules that
-hold weights are in `chainrule.nn.layers` and its neighbours.
+come free); the losses are re-exported from `chainrule.nn.losses`, convolution, ``unfold`` and
+``fold`` from `chainrule.ops.conv`, pooling from `chainrule.ops.pool`. The modules that hold
+weights are in `chainrule.nn.layers` and its neighbours.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from .. import ops
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
-from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from ..ops.conv import conv1d, conv2d, fold, unfold
+from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..random import default_generator
 from ._checks import _array, _check_probability
 from .losses import (
@@ -31,7 +32,7 @@ from .losses import (
 )
 
 __all__ = [
-    "adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "max_pool2d",
+    "adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "fold", "max_pool2d", "unfold",
     "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
     "dropout", "elu", "embedding", "gelu", "huber_loss", "l1_loss", "layer_norm", "leaky_relu",
     "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot", "relu",
