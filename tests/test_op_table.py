@@ -45,6 +45,37 @@ def test_a_row_must_declare_its_kind_and_a_contraction_its_flops():
         chainrule.Op("dot2", np.dot, vjp=None, kind="contraction", doc="A dot product.")
 
 
+METHOD_ROWS = sorted(name for name, op in REGISTRY.items() if op.method)
+
+
+def test_only_a_row_of_one_input_can_be_a_method():
+    with pytest.raises(ValueError, match="method=True is for rows of one input"):
+        chainrule.Op("add2", np.add, vjp=(None, None), kind="elementwise", method=True, doc=".")
+
+
+@pytest.mark.parametrize("name", METHOD_ROWS)
+def test_a_method_row_is_the_tensor_method_of_its_name(name):
+    op, x = REGISTRY[name], np.array([[0.25, 1.5, 0.75]]).T  # a strided input
+    ours = chainrule.tensor(x, requires_grad=True)
+    method = getattr(chainrule.Tensor, name)
+    assert method.__doc__ == op.__doc__ and method.__qualname__ == f"Tensor.{name}"
+    out = getattr(ours, name)()
+    assert out.grad_fn is None if op.vjp is None else out.grad_fn.name == name
+    np.testing.assert_array_equal(out.detach().numpy(), op(chainrule.tensor(x)).numpy())
+
+
+def test_every_public_row_that_pytorch_has_as_a_tensor_method_is_one(torch):
+    from chainrule import ops
+
+    public = [name for name in ops.__all__ if getattr(ops, name) is REGISTRY.get(name)]
+    missing = [
+        name
+        for name in public
+        if hasattr(torch.Tensor, name) and not hasattr(chainrule.Tensor, name)
+    ]
+    assert not missing, f"declare these rows with method=True or write the method: {missing}"
+
+
 #: A case whose index is made from its input's values: one example's mask picks a different
 #: number of elements than another's, so no batched run can hold the result (JAX refuses it
 #: too); vmap loops there by design.

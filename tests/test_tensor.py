@@ -120,3 +120,21 @@ def test_broadcasting_mismatch_names_op_and_shapes():
 def test_reshape_mismatch_names_shapes():
     with pytest.raises(ShapeError, match=r"reshape: cannot reshape a tensor of shape \(2, 3\)"):
         Tensor(np.ones((2, 3))).reshape(4, 2)
+
+
+def test_named_arithmetic_and_comparison_methods_match_pytorch(torch):
+    x, y = np.array([[1.5, -2.0], [0.5, 3.0]]), np.array([0.5, -2.0])
+    ours = [chainrule.tensor(x, requires_grad=True), chainrule.tensor(y, requires_grad=True)]
+    theirs = [torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)]
+    for a, b in (ours, theirs):
+        out = a.add(b, alpha=3).sub(b, alpha=0.5).mul(a).div(b).pow(2)
+        out.sum().backward()
+    np.testing.assert_allclose(ours[0].grad.numpy(), theirs[0].grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours[1].grad.numpy(), theirs[1].grad.numpy(), rtol=1e-12)
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        got = getattr(ours[0], name)(ours[1]).numpy()
+        np.testing.assert_array_equal(got, getattr(theirs[0], name)(theirs[1]).numpy())
+    a, b = chainrule.tensor([True, False, True]), chainrule.tensor([True, True, False])
+    assert a.logical_and(b).tolist() == [True, False, False]
+    assert a.logical_or(b).tolist() == [True, True, True]
+    assert a.logical_not().tolist() == [False, True, False]

@@ -67,10 +67,6 @@ class Tensor(TensorBase):
         """
         autograd.backward(self, gradient, retain_graph, create_graph)
 
-    def clone(self) -> Tensor:
-        """A copy of the data that stays in the graph (gradients flow back to self)."""
-        return F.clone(self)
-
     # Arithmetic: each dunder is one op row (comments give the reflected operand order).
 
     def __add__(self, other):
@@ -145,6 +141,60 @@ class Tensor(TensorBase):
     def __or__(self, other):
         return F.logical_or(self, other)
 
+    # The same ops by name, with PyTorch's arguments.
+
+    def add(self, other, *, alpha=1) -> Tensor:
+        """self + alpha * other, broadcasting."""
+        return F.add(self, other if alpha == 1 else other * alpha)
+
+    def sub(self, other, *, alpha=1) -> Tensor:
+        """self - alpha * other, broadcasting."""
+        return F.sub(self, other if alpha == 1 else other * alpha)
+
+    def mul(self, other) -> Tensor:
+        """self * other, broadcasting."""
+        return F.mul(self, other)
+
+    def div(self, other) -> Tensor:
+        """self / other, true division, broadcasting."""
+        return F.div(self, other)
+
+    def pow(self, exponent) -> Tensor:
+        """self ** exponent, broadcasting."""
+        return F.pow(self, exponent)
+
+    def eq(self, other) -> Tensor:
+        """self == other, elementwise (bool)."""
+        return F.eq(self, other)
+
+    def ne(self, other) -> Tensor:
+        """self != other, elementwise (bool)."""
+        return F.ne(self, other)
+
+    def lt(self, other) -> Tensor:
+        """self < other, elementwise (bool)."""
+        return F.lt(self, other)
+
+    def le(self, other) -> Tensor:
+        """self <= other, elementwise (bool)."""
+        return F.le(self, other)
+
+    def gt(self, other) -> Tensor:
+        """self > other, elementwise (bool)."""
+        return F.gt(self, other)
+
+    def ge(self, other) -> Tensor:
+        """self >= other, elementwise (bool)."""
+        return F.ge(self, other)
+
+    def logical_and(self, other) -> Tensor:
+        """self and other, elementwise (bool)."""
+        return F.logical_and(self, other)
+
+    def logical_or(self, other) -> Tensor:
+        """self or other, elementwise (bool)."""
+        return F.logical_or(self, other)
+
     # In place: refused on leaves that require grad (outside no_grad); bumps the version.
 
     def __iadd__(self, other):
@@ -194,55 +244,9 @@ class Tensor(TensorBase):
         # One place for every in-place write (`chainrule.inplace`); vmap's tracer overrides it.
         return inplace.write(self, op, other, name)
 
-    # Elementwise math.
-
-    def exp(self) -> Tensor:
-        """e ** self, elementwise."""
-        return F.exp(self)
-
-    def log(self) -> Tensor:
-        """Natural logarithm, elementwise (-inf at 0, nan below)."""
-        return F.log(self)
-
-    def log1p(self) -> Tensor:
-        """log(1 + self), accurate for small values."""
-        return F.log1p(self)
-
-    def expm1(self) -> Tensor:
-        """exp(self) - 1, accurate for small values."""
-        return F.expm1(self)
-
-    def sqrt(self) -> Tensor:
-        """Square root, elementwise."""
-        return F.sqrt(self)
-
-    def rsqrt(self) -> Tensor:
-        """1 / sqrt(self), elementwise."""
-        return F.rsqrt(self)
-
-    def sin(self) -> Tensor:
-        """Sine, elementwise."""
-        return F.sin(self)
-
-    def cos(self) -> Tensor:
-        """Cosine, elementwise."""
-        return F.cos(self)
-
-    def tan(self) -> Tensor:
-        """Tangent, elementwise."""
-        return F.tan(self)
-
-    def tanh(self) -> Tensor:
-        """Hyperbolic tangent, elementwise."""
-        return F.tanh(self)
-
-    def sigmoid(self) -> Tensor:
-        """1 / (1 + exp(-self)), elementwise, stable for large inputs."""
-        return F.sigmoid(self)
-
-    def relu(self) -> Tensor:
-        """max(self, 0); derivative 0 at 0."""
-        return F.relu(self)
+    # Elementwise math: rows declared with ``method=True`` (exp, log, sin, tanh, relu...) are
+    # bound as methods at the foot of this module. The methods below take more than the
+    # tensor, or call a function composed of rows (silu).
 
     def leaky_relu(self, negative_slope: float = 0.01) -> Tensor:
         """self where positive, else negative_slope * self."""
@@ -255,18 +259,6 @@ class Tensor(TensorBase):
     def silu(self) -> Tensor:
         """self * sigmoid(self)."""
         return F.silu(self)
-
-    def softplus(self) -> Tensor:
-        """log(1 + exp(self)), stable for large inputs."""
-        return F.softplus(self)
-
-    def abs(self) -> Tensor:
-        """Absolute value; derivative 0 at 0."""
-        return F.abs(self)
-
-    def sign(self) -> Tensor:
-        """-1, 0 or 1 by sign; its derivative is 0."""
-        return F.sign(self)
 
     def clamp(self, min=None, max=None) -> Tensor:
         """Limit values to [min, max]; the gradient passes where min <= self <= max."""
@@ -473,3 +465,22 @@ def shape_args(args: tuple) -> tuple:
 # module, and Tensor's methods call them.
 from . import autograd, inplace  # noqa: E402
 from . import ops as F  # noqa: E402
+
+
+def _row_method(op: F.Op):
+    """``x.name()`` for a row declared with ``method=True``: the row run on x."""
+
+    def method(self, **params):
+        return op(self, **params)
+
+    method.__name__, method.__qualname__ = op.name, f"Tensor.{op.name}"
+    method.__doc__ = op.__doc__
+    return method
+
+
+for _op in F.REGISTRY.values():
+    if _op.method:
+        if _op.name in vars(Tensor):
+            raise TypeError(f"Op {_op.name!r}: method=True, but Tensor defines {_op.name} itself")
+        setattr(Tensor, _op.name, _row_method(_op))
+del _op

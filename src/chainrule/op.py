@@ -192,6 +192,10 @@ class Op:
       (the default, except for contractions, which must give a formula).
     - ``doc``: what the row computes, in one line; it becomes the row's docstring (the
       table's rows all have one; a test checks every fact above for every row).
+    - ``method=True``: a row of one input is also a Tensor method of its name (``x.exp()``
+      is ``exp(x)``), as PyTorch's ``variants: method``; `chainrule._tensor` binds these
+      when it is imported. Methods with more arguments are written in `chainrule._tensor`,
+      where their arguments get PyTorch's names (``other``...).
     - ``view=True``: the output shares memory with the first input (one version counter);
       ``check(*arrays, **params)`` may raise a clear error before NumPy runs.
 
@@ -216,6 +220,7 @@ class Op:
         batch: Callable | Loops | None = None,
         flops: Callable | str | None = None,
         inputs: Sequence[str] | None = None,
+        method: bool = False,
         view: bool = False,
         check: Callable | None = None,
     ) -> None:
@@ -227,6 +232,8 @@ class Op:
         self.forward = forward
         n_inputs = len(vjp) if vjp else len(inspect.signature(forward).parameters)
         self.inputs = tuple(inputs or ("x", "y", "z")[:n_inputs])
+        if method and len(self.inputs) != 1:
+            raise ValueError(f"Op {name!r}: method=True is for rows of one input")
         self.vjp = tuple(_as_rule(fn) for fn in vjp) if vjp else None
         if jvp is None or jvp == LINEAR or isinstance(jvp, SummedJVP):
             self.jvp = jvp
@@ -236,6 +243,7 @@ class Op:
         self.batch = batch_elementwise if batch is None and kind == "elementwise" else batch
         self.flops = NOT_COUNTED if flops is None else flops
         self.__doc__ = doc
+        self.method = method
         self.view = view
         self.check = check
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"

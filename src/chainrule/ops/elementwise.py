@@ -30,31 +30,33 @@ div = elementwise("div", np.divide, lambda y: 1 / y, lambda y, out: -out / y,
 pow = elementwise("pow", np.power, lambda x, y: y * x ** (y - 1),
                   lambda x, out: xp.where(x == 0, 0 * out, out * xp.log(xp.where(x == 0, 1, x))),
                   doc="x ** y, broadcasting; the gradient to y is x ** y * log(x), 0 where x == 0.")
-neg = elementwise("neg", np.negative, -1, doc="-x.")
-exp = elementwise("exp", np.exp, "out", doc="e ** x, elementwise.")
+neg = elementwise("neg", np.negative, -1, method=True, doc="-x.")
+exp = elementwise("exp", np.exp, "out", method=True, doc="e ** x, elementwise.")
 log = elementwise("log", np.log, lambda x: 1 / x,
-                  doc="Natural logarithm, elementwise (-inf at 0, nan below).")
+                  method=True, doc="Natural logarithm, elementwise (-inf at 0, nan below).")
 log1p = elementwise("log1p", np.log1p, lambda x: 1 / (1 + x),
-                    doc="log(1 + x), accurate for small x.")
+                    method=True, doc="log(1 + x), accurate for small x.")
 expm1 = elementwise("expm1", np.expm1, lambda out: out + 1,
-                    doc="exp(x) - 1, accurate for small x.")
-sqrt = elementwise("sqrt", np.sqrt, lambda out: 0.5 / out, doc="Square root, elementwise.")
+                    method=True, doc="exp(x) - 1, accurate for small x.")
+sqrt = elementwise("sqrt", np.sqrt, lambda out: 0.5 / out,
+                   method=True, doc="Square root, elementwise.")
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), lambda out: -0.5 * out * out * out,
-                    doc="1 / sqrt(x), elementwise.")
-sin = elementwise("sin", np.sin, lambda x: xp.cos(x), doc="Sine, elementwise.")
-cos = elementwise("cos", np.cos, lambda x: -xp.sin(x), doc="Cosine, elementwise.")
-tan = elementwise("tan", np.tan, lambda out: 1 + out * out, doc="Tangent, elementwise.")
+                    method=True, doc="1 / sqrt(x), elementwise.")
+sin = elementwise("sin", np.sin, lambda x: xp.cos(x), method=True, doc="Sine, elementwise.")
+cos = elementwise("cos", np.cos, lambda x: -xp.sin(x), method=True, doc="Cosine, elementwise.")
+tan = elementwise("tan", np.tan, lambda out: 1 + out * out,
+                  method=True, doc="Tangent, elementwise.")
 tanh = elementwise("tanh", np.tanh, lambda out: 1 - out * out,
-                   doc="Hyperbolic tangent, elementwise.")
+                   method=True, doc="Hyperbolic tangent, elementwise.")
 sigmoid = elementwise("sigmoid", xp.sigmoid, lambda out: out * (1 - out),
-                      doc="1 / (1 + exp(-x)), elementwise, finite for large |x|.")
+                      method=True, doc="1 / (1 + exp(-x)), elementwise, finite for large |x|.")
 relu = elementwise("relu", lambda x: np.maximum(x, 0), lambda x: x > 0,
-                   doc="max(x, 0); derivative 0 at 0, as in PyTorch.")
+                   method=True, doc="max(x, 0); derivative 0 at 0, as in PyTorch.")
 # log(1 + exp(x)) as logaddexp(0, x): finite at ±1000; a row because composing it is not.
 softplus = elementwise("softplus", lambda x: np.logaddexp(0, x), lambda x: xp.sigmoid(x),
-                       doc="log(1 + exp(x)), finite for large |x|.")
+                       method=True, doc="log(1 + exp(x)), finite for large |x|.")
 # NumPy has no erf: the forward is Cody's rational approximation (chainrule.special).
-erf = elementwise("erf", xp.erf, lambda x: _TWO_OVER_SQRT_PI * xp.exp(-x * x),
+erf = elementwise("erf", xp.erf, lambda x: _TWO_OVER_SQRT_PI * xp.exp(-x * x), method=True,
                   doc="The error function, elementwise (see `chainrule.special.erf`).")
 # A row, not x * 0.5 * (1 + erf(x / sqrt(2))) composed: that would be five nodes saving
 # four arrays; this saves x alone. Its slope is built from rows, so it differentiates again.
@@ -62,10 +64,11 @@ gelu_row = elementwise("gelu", lambda x, approximate: _gelu(x, approximate),
                        lambda x, approximate: _gelu_slope(x, approximate),
                        doc="x * Phi(x) (``approximate='none'``) or its tanh approximation.")
 abs = elementwise("abs", np.abs, lambda x: xp.sign(x),  # sign(0) = 0: subgradient 0 at 0
-                  doc="|x|; derivative sign(x), so 0 at 0.")
-sign = elementwise("sign", np.sign, 0, doc="-1, 0 or 1 by the sign of x; its derivative is 0.")
+                  method=True, doc="|x|; derivative sign(x), so 0 at 0.")
+sign = elementwise("sign", np.sign, 0,
+                   method=True, doc="-1, 0 or 1 by the sign of x; its derivative is 0.")
 clone = Op("clone", np.copy, vjp=(lambda g: g,), jvp=LINEAR, kind="elementwise",
-           doc="A copy of x that stays in the graph.")
+           method=True, doc="A copy of x that stays in the graph.")
 # The engine casts each gradient back to its input's dtype, so cast's VJP is the identity.
 cast = Op("cast", lambda x, dtype: x.astype(dtype), vjp=(lambda g: g,), jvp=LINEAR,
           kind="elementwise", doc="x in another dtype (``dtype=``); the gradient is cast back.")
@@ -125,7 +128,7 @@ eq = Op("eq", np.equal, vjp=None, inputs=("x", "y"), kind="comparison",
 ne = Op("ne", np.not_equal, vjp=None, inputs=("x", "y"), kind="comparison",
         batch=batch_elementwise, doc="x != y as a bool tensor (no gradient).")
 logical_not = Op("logical_not", np.logical_not, vjp=None, inputs=("x",), kind="comparison",
-                 batch=batch_elementwise, doc="not x, elementwise, as a bool tensor.")
+                 batch=batch_elementwise, method=True, doc="not x, elementwise, as a bool tensor.")
 logical_and = Op("logical_and", np.logical_and, vjp=None, inputs=("x", "y"), kind="comparison",
                  batch=batch_elementwise, doc="x and y, elementwise, as a bool tensor.")
 logical_or = Op("logical_or", np.logical_or, vjp=None, inputs=("x", "y"), kind="comparison",
