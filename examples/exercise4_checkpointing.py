@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from chainrule import Scalar, count_ops
-from chainrule.value import topological_order
+from chainrule.scalar.value import topological_order
 
 DEPTH = 4096
 SEGMENTS = 64

@@ -12,7 +12,7 @@ from scalar_cases import CASES
 
 import chainrule
 from chainrule import DomainError, Dual, Value, derivative, forward_gradient, gradcheck
-from chainrule.rules import RULES, Rule
+from chainrule.scalar.rules import RULES, Rule
 
 
 def test_every_op_has_a_case():
@@ -25,7 +25,7 @@ def _draw(data, name):
 
 def _recorded_ops(case, xs):
     out = case.fn(*[Value(x) for x in xs])
-    return {node._rule.name for node in chainrule.value.topological_order(out) if node._rule}
+    return {node._rule.name for node in chainrule.scalar.value.topological_order(out) if node._rule}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -311,3 +311,20 @@ def test_mlp_rejects_bad_configuration():
         chainrule.MLP(2, [3, 1], activations=["tanh"])
     with pytest.raises(ValueError, match="expected 2 inputs, got 3"):
         chainrule.MLP(2, [1])([1.0, 2.0, 3.0])
+
+
+def test_the_scalar_engine_lives_in_chainrule_scalar_and_its_old_paths_still_import():
+    import importlib
+
+    from chainrule.value import topological_order  # a path the exercises once used
+
+    from chainrule import scalar
+
+    assert (chainrule.Value, chainrule.Dual, chainrule.MLP) == (
+        scalar.Value,
+        scalar.Dual,
+        scalar.MLP,
+    )
+    assert topological_order is scalar.value.topological_order
+    for old, new in [("value", "value"), ("dual", "dual"), ("rules", "rules"), ("scalar_nn", "nn")]:
+        assert importlib.import_module(f"chainrule.{old}") is getattr(scalar, new)

@@ -13,8 +13,8 @@ import chainrule
 from chainrule import Dual, DualNumber, Scalar, Value, numerical_gradient_check
 from chainrule.apps.cli import main as cli_main
 from chainrule.apps.demos import blobs, fit_blobs_tensor, train_blobs
-from chainrule.rules import Rule
-from chainrule.scalar_nn import LinearLayer, accuracy, cross_entropy_loss, softmax, train
+from chainrule.scalar.nn import LinearLayer, accuracy, cross_entropy_loss, softmax, train
+from chainrule.scalar.rules import Rule
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EXERCISES = [

@@ -64,7 +64,7 @@ def test_expression_matches_values_built_by_hand(text):
 
 
 def _leaves(root):
-    from chainrule.value import topological_order
+    from chainrule.scalar.value import topological_order
 
     return [node for node in topological_order(root) if not node._prev]
 

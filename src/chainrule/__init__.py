@@ -1,10 +1,14 @@
 """chainrule: automatic differentiation from scratch on NumPy.
 
-`Value` and `Dual` differentiate Python floats in reverse and forward mode; `Tensor` does
-reverse mode on NumPy arrays; `gradcheck` compares either with finite differences.
+`Value` and `Dual` differentiate Python floats in reverse and forward mode (`chainrule.scalar`);
+`Tensor` does reverse and forward mode on NumPy arrays; `gradcheck` compares either with finite
+differences. `chainrule.MLP`, `Layer` and `Neuron` are the scalar networks of
+`chainrule.scalar.nn` (micrograd's names); the tensor layers are in `chainrule.nn`.
 """
 
-from . import autograd, data, distributed, func, nn, ops, optim
+import sys
+
+from . import autograd, data, distributed, func, nn, ops, optim, scalar
 from ._tensor import Tensor
 from .autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .checkpoint import checkpoint, checkpoint_sequential
@@ -23,8 +27,6 @@ from .creation import (
     zeros_like,
 )
 from .dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
-from .dual import Dual, derivative, forward_gradient
-from .dual import Dual as DualNumber  # the teaching material's name for Dual
 from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
 from .function import Function
 from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_check
@@ -32,8 +34,8 @@ from .io import SerializationError, load, save
 from .op import LINEAR, Op, elementwise
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .random import default_generator, manual_seed, rand, randint, randn
-from .scalar_nn import MLP, Layer, Neuron
-from .value import Scalar, Value
+from .scalar import MLP, Dual, Layer, Neuron, Scalar, Value, derivative, forward_gradient
+from .scalar import Dual as DualNumber  # the teaching material's name for Dual
 from .viz import draw_graph, trace
 
 __version__ = "0.1.0"
@@ -48,6 +50,12 @@ __all__ = [
     "linspace", "manual_seed", "no_grad", "ones", "ones_like", "ops", "rand", "randint", "randn",
     "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace", "data",
     "nn", "optim", "save", "load", "SerializationError", "distributed", "Scalar", "DualNumber",
-    "numerical_gradient_check",
+    "numerical_gradient_check", "scalar",
 ]  # fmt: skip
 __all__ += ops.__all__
+
+# The scalar engine's modules were top-level before `chainrule.scalar`; programs that import
+# them by their old paths (``from chainrule.value import topological_order``) keep working.
+for _old, _new in (("value", "value"), ("dual", "dual"), ("rules", "rules"), ("scalar_nn", "nn")):
+    sys.modules[f"{__name__}.{_old}"] = getattr(scalar, _new)
+del _old, _new

@@ -14,7 +14,7 @@ import numpy as np
 from ._tensor import Tensor
 from .autograd import grad as autograd_grad
 from .errors import DTypeError, GraphError
-from .value import Value
+from .scalar.value import Value
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import numpy as np
 from ._tensor import Tensor
 from .autograd import Node, node_order
 from .errors import ChainruleError, fmt_dtype, fmt_shape
-from .value import Value, topological_order
+from .scalar.value import Value, topological_order
 
 _INSTALL_DOT = (
     "install Graphviz's dot program (Debian/Ubuntu: apt-get install graphviz, "

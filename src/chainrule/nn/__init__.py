@@ -1,6 +1,7 @@
-"""Neural networks on Tensors: `Module` and its containers, initialisers (`nn.init`) and
-gradient clipping (`nn.utils`). Layers and losses are in `nn.layers` (with `nn.activation`,
-`nn.normalization`, `nn.attention`) and their functional forms in `nn.functional`."""
+"""Neural networks on Tensors: `Module` and `Parameter` (`nn.module`), the containers
+(`nn.container`), initialisers (`nn.init`) and gradient clipping (`nn.utils`). Layers and losses
+are in `nn.layers` (with `nn.activation`, `nn.conv`, `nn.normalization`, `nn.attention`) and
+their functional forms in `nn.functional`."""
 
 from . import functional, init, utils
 from .activation import (
@@ -16,6 +17,7 @@ from .activation import (
     Tanh,
 )
 from .attention import MultiheadAttention
+from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import (
     BCELoss,
@@ -23,24 +25,16 @@ from .layers import (
     CrossEntropyLoss,
     Dropout,
     Embedding,
+    Flatten,
     HuberLoss,
+    Identity,
     L1Loss,
     Linear,
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
 )
-from .module import (
-    Flatten,
-    Identity,
-    IncompatibleKeys,
-    Module,
-    ModuleDict,
-    ModuleList,
-    Parameter,
-    Sequential,
-    StateDictError,
-)
+from .module import IncompatibleKeys, Module, Parameter, StateDictError
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 
 __all__ = [

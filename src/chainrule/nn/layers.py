@@ -1,4 +1,5 @@
-"""Layers with weights or randomness (Linear, Embedding, Dropout) and the loss modules.
+"""Layers with weights or randomness (Linear, Embedding, Dropout), the shape layers (Identity,
+Flatten) and the loss modules.
 
 Each initialises its weights as PyTorch does, with `chainrule.nn.init` and chainrule's
 generator. Activations are in `nn.activation`, norms in `nn.normalization`, attention in
@@ -9,18 +10,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..creation import zeros
-from ..errors import DomainError
+from ..errors import DomainError, fmt_shape
 from . import functional as F
 from . import init
 from ._checks import _check_probability, _check_reduction
 from .module import Module, Parameter
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "HuberLoss",
-    "L1Loss", "Linear", "MSELoss", "NLLLoss", "SmoothL1Loss",
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten",
+    "HuberLoss", "Identity", "L1Loss", "Linear", "MSELoss", "NLLLoss", "SmoothL1Loss",
 ]  # fmt: skip
 
 
@@ -287,3 +290,47 @@ class SmoothL1Loss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder layer).
+
+    >>> import chainrule
+    >>> Identity()(chainrule.tensor([1.0]))
+    tensor([1.])
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+
+class Flatten(Module):
+    """Merges dimensions ``start_dim``..``end_dim`` into one (by default all but the batch).
+
+    >>> import chainrule
+    >>> Flatten()(chainrule.zeros(2, 3, 4)).shape
+    (2, 12)
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        ndim = max(len(shape), 1)
+        start, end = self.start_dim % ndim, self.end_dim % ndim
+        if start > end:
+            raise DomainError(
+                f"Flatten: start_dim {self.start_dim} comes after end_dim {self.end_dim} for "
+                f"an input of shape {fmt_shape(shape)}"
+            )
+        merged = int(np.prod(shape[start : end + 1], dtype=np.int64))
+        return x.reshape(*shape[:start], merged, *shape[end + 1 :])
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -14,8 +14,8 @@ from ...data import make_blobs
 from ...io import save as save_file
 from ...nn import Linear
 from ...optim import SGD
-from ...scalar_nn import MLP, LinearLayer, accuracy, train
-from ...value import Value
+from ...scalar.nn import MLP, LinearLayer, accuracy, train
+from ...scalar.value import Value
 from .report import Progress, check_outputs, plot_run
 
 XOR_INPUTS = [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]

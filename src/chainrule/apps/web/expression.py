@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ...errors import ChainruleError
-from ...value import Value, topological_order
+from ...scalar.value import Value, topological_order
 
 MAX_LENGTH = 500  # characters
 MAX_NODES = 200  # numbers, names, operations and calls: this also bounds the Value graph
@@ -23,7 +23,7 @@ MAX_NAME_LENGTH = 24
 MAX_EXPONENT = 100  # |y| in x ** y, so 9**9**9 is refused instead of overflowing
 MAX_NUMBER = 1e9  # |value| of a number written in the text or given for a variable
 
-#: The functions the box accepts, each a method of `Value` (one row of `chainrule.rules`).
+#: The functions the box accepts, each a method of `Value` (one row of `chainrule.scalar.rules`).
 FUNCTIONS: dict[str, Callable] = {
     "exp": Value.exp,
     "log": Value.log,

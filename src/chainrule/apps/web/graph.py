@@ -8,7 +8,7 @@ import shutil
 import time
 from collections.abc import Mapping, Sequence
 
-from ...value import Value, topological_order
+from ...scalar.value import Value, topological_order
 from ...viz import draw_graph, trace
 
 #: The teaching example the sliders drive, with its starting values.

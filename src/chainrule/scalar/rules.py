@@ -12,7 +12,7 @@ import numbers
 import operator
 from collections.abc import Callable
 
-from .errors import DomainError, fmt_value
+from ..errors import DomainError, fmt_value
 
 #: The names a partial derivative may ask for: the inputs ``x`` and ``y`` and the output ``out``.
 ARG_NAMES = ("x", "y", "out")
@@ -192,7 +192,8 @@ class ScalarOps:
 
     # Binary operators lift a Python number to an operand and apply the row, in the order the
     # expression reads: ``2 - x`` is sub(2, x). Where the other operand is usually one of
-    # ours, the type test comes first: W1 makes a `_lift` call per op otherwise.
+    # ours, the type test comes first: a training loop of Values would otherwise make a `_lift`
+    # call per op.
 
     def __add__(self, other):
         if type(other) is not type(self):

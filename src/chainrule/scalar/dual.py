@@ -1,7 +1,7 @@
 """`Dual`: forward-mode automatic differentiation on floats with dual numbers.
 
 A dual number a + b·ε (ε² = 0) carries a value and a derivative (tangent) together; every op
-reads the same row of `chainrule.rules` as `Value` does and sums partial × tangent.
+reads the same row of `chainrule.scalar.rules` as `Value` does and sums partial × tangent.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """`Value`: reverse-mode automatic differentiation on single floats.
 
 Each Value keeps its number, its gradient, the parents it was computed from and the op row
-(from `chainrule.rules`) whose partial derivatives carry gradients back to those parents.
-Scalar networks built from Values live in `chainrule.scalar_nn`.
+(from `chainrule.scalar.rules`) whose partial derivatives carry gradients back to those parents.
+Scalar networks built from Values live in `chainrule.scalar.nn`.
 """
 
 from __future__ import annotations
 
-from . import counting
+from .. import counting
 from .rules import ARITHMETIC_ERRORS, Rule, ScalarOps, is_real
 
 
@@ -40,11 +40,11 @@ class Value(ScalarOps):
 
     @classmethod
     def apply(cls, rule: Rule, x: Value, y: Value | float | None = None) -> Value:
-        """Apply an op row (a `chainrule.rules.Rule`) to Values: the custom-op entry point.
+        """Apply an op row (a `chainrule.scalar.rules.Rule`) to Values: the custom-op entry point.
 
         ``y`` is a second Value, a float constant (not differentiated) or None for unary ops.
 
-        >>> from chainrule.rules import Rule
+        >>> from chainrule.scalar.rules import Rule
         >>> cube = Rule("cube", "³", lambda x: x**3, lambda x: 3 * x**2)
         >>> x = Value(2.0); y = Value.apply(cube, x); y.backward(); (y.data, x.grad)
         (8.0, 12.0)
@@ -136,7 +136,7 @@ Scalar = Value
 
 # Pushed above a node while its parents are visited: popping it means they are all in order.
 # A marker, not a (node, flag) tuple per push: a million-deep walk then allocates nothing for
-# Python's cyclic GC to scan (with tuples, GC took about a quarter of W6a's backward).
+# Python's cyclic GC to scan (with tuples, GC took about a quarter of a million-op backward).
 _PARENTS_DONE = object()
 
 
