@@ -29,6 +29,8 @@ CASES = {
     "sin": Case(lambda x: x.sin()),
     "cos": Case(lambda x: x.cos()),
     "tan": Case(lambda x: x.tan(), domain=(reals(-1.2, 1.2),)),
+    "sinh": Case(lambda x: x.sinh()),
+    "cosh": Case(lambda x: x.cosh()),
     "tanh": Case(lambda x: x.tanh()),
     "sigmoid": Case(lambda x: x.sigmoid()),
     "relu": Case(lambda x: x.relu(), domain=(away_from_zero(),)),

@@ -5,7 +5,7 @@ collectives (`all_reduce`, `broadcast`, `barrier`), `DistributedDataParallel` an
 
 A training script runs unchanged on N processes: ``mpirun -n 2 python train.py``, where
 ``train.py`` calls `init`, wraps its model in `DistributedDataParallel`, gives its DataLoader
-a `DistributedSampler`, and prints only when ``rank() == 0``. docs/distributed.md has more.
+a `DistributedSampler`, and prints only when ``rank() == 0``. docs/guides/distributed.md has more.
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ from ..errors import DomainError
 from ..op import LINEAR, Loops, Op, batch_elementwise, elementwise
 
 __all__ = [
-    "abs", "add", "cast", "clamp", "clip", "clone", "cos", "div", "eq", "erf", "exp", "expm1",
-    "ge", "gelu", "gt", "le", "leaky_relu", "log", "log1p", "logical_and", "logical_not",
-    "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "relu", "rsqrt",
-    "sigmoid", "sign", "silu", "sin", "softplus", "sqrt", "sub", "tan", "tanh", "where",
+    "abs", "add", "cast", "clamp", "clip", "clone", "cos", "cosh", "div", "eq", "erf", "exp",
+    "expm1", "ge", "gelu", "gt", "le", "leaky_relu", "log", "log1p", "logical_and",
+    "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "relu",
+    "rsqrt", "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "sub", "tan", "tanh",
+    "where",
 ]  # fmt: skip
 
 # fmt: off
@@ -46,6 +47,12 @@ sin = elementwise("sin", np.sin, lambda x: xp.cos(x), method=True, doc="Sine, el
 cos = elementwise("cos", np.cos, lambda x: -xp.sin(x), method=True, doc="Cosine, elementwise.")
 tan = elementwise("tan", np.tan, lambda out: 1 + out * out,
                   method=True, doc="Tangent, elementwise.")
+# Each is the other's derivative: the rule runs the other row (`xp.run`), so it records
+# under create_graph and higher derivatives follow.
+sinh = elementwise("sinh", np.sinh, lambda x: xp.run(cosh, x),
+                   method=True, doc="Hyperbolic sine, elementwise.")
+cosh = elementwise("cosh", np.cosh, lambda x: xp.run(sinh, x),
+                   method=True, doc="Hyperbolic cosine, elementwise.")
 tanh = elementwise("tanh", np.tanh, lambda out: 1 - out * out,
                    method=True, doc="Hyperbolic tangent, elementwise.")
 sigmoid = elementwise("sigmoid", xp.sigmoid, lambda out: out * (1 - out),

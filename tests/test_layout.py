@@ -1,0 +1,105 @@
+"""The package's layout holds: imports point down a fixed order of modules (with one documented
+seam where Tensor meets the ops), and no module grows past the size a reader takes in at once.
+docs/book/11_layout.md explains the order."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: Every module, lowest first: each may import only modules before it. A new module takes its
+#: place here, which is the moment to ask what it stands on.
+ORDER = [
+    # What everything stands on: errors, the op declaration language, the graph's nodes.
+    "errors", "counting", "special", "op", "graph", "dtypes", "ops.dims",
+    # The scalar engine, on floats.
+    "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
+    # The tensor engine: the tensor, the backward pass, running rows, then the rows.
+    "tensor_base", "_tensor", "autograd", "inplace", "function", "creation", "random", "xp",
+    "ops.elementwise", "ops.reduce", "ops.indexing", "ops.shape", "ops.linalg", "ops.conv",
+    "ops.pool", "ops",
+    # What is built on the engine.
+    "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
+    "data", "nn.utils", "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",
+    "nn.functional", "nn.activation", "nn.layers", "nn.conv", "nn.normalization",
+    "nn.attention", "nn", "optim.optimizers", "optim.lr_scheduler", "optim", "distributed",
+    "viz", "",  # chainrule itself
+    "apps", "__main__",
+]  # fmt: skip
+
+#: The upward imports there are, each at the foot of its module: Tensor's methods call the ops,
+#: the backward pass and in-place writes, which all make Tensors; `xp` (NumPy names that record
+#: ops when given Tensors) calls the ops, whose rules call `xp`.
+SEAM = {("_tensor", "autograd"), ("_tensor", "inplace"), ("_tensor", "ops"), ("xp", "ops")}
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(SRC / "chainrule").with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _place(module: str) -> int:
+    """A module's position in ORDER: its own, else its package's (apps.* are all "apps")."""
+    while module not in ORDER:
+        if not module:
+            raise KeyError(module)
+        module = module.rpartition(".")[0]
+    return ORDER.index(module)
+
+
+def _imports(path: Path) -> set[str]:
+    """The chainrule modules ``path`` imports (anywhere in it), as names inside chainrule."""
+    module = _name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".") if package else []
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module.startswith("chainrule"):
+                target = node.module.removeprefix("chainrule").lstrip(".")
+            else:
+                continue
+            for alias in node.names:  # `from . import ops` imports the module chainrule.ops
+                sub = f"{target}.{alias.name}".lstrip(".")
+                is_module = (SRC / "chainrule" / sub.replace(".", "/")).with_suffix(".py")
+                is_package = SRC / "chainrule" / sub.replace(".", "/")
+                found.add(sub if is_module.exists() or is_package.is_dir() else target)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("chainrule"):
+                    found.add(alias.name.removeprefix("chainrule").lstrip("."))
+    return found - {module}
+
+
+MODULES = sorted(SRC.joinpath("chainrule").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: _name(p) or "chainrule")
+def test_imports_point_down_except_at_the_seam(path):
+    module = _name(path)
+    upward = [
+        target
+        for target in sorted(_imports(path))
+        if _place(target) > _place(module) and (module, target) not in SEAM
+    ]
+    assert not upward, f"{module or 'chainrule'} imports {upward}, which come after it in ORDER"
+
+
+def test_every_module_has_its_place_and_the_seam_is_only_what_is_used():
+    names = {_name(path) for path in MODULES}
+    unplaced = [name for name in names if not any(name == o or name.startswith(o + ".")
+                                                  for o in ORDER if o)]  # fmt: skip
+    assert unplaced == [""], f"add these to ORDER: {sorted(set(unplaced) - {''})}"
+    used = {(m, t) for path in MODULES for t in _imports(path) if (m := _name(path), t) in SEAM}
+    assert used == SEAM
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: _name(p) or "chainrule")
+def test_no_module_is_longer_than_a_reader_takes_in_at_once(path):
+    # The layout guide's bound: past ~600 lines a module gets split by concept.
+    assert len(path.read_text().splitlines()) <= 650
