@@ -38,7 +38,7 @@ class Tensor(TensorBase):
     def to(self, dtype) -> Tensor:
         """This tensor in another dtype (itself if it already has it); differentiable."""
         dtype = as_dtype(dtype, "to")
-        return self if dtype == self.dtype else F.cast(self, dtype=dtype)
+        return self if dtype == self.dtype else ops.cast(self, dtype=dtype)
 
     def float(self) -> Tensor:
         """This tensor as float32."""
@@ -70,175 +70,175 @@ class Tensor(TensorBase):
     # Arithmetic: each dunder is one op row (comments give the reflected operand order).
 
     def __add__(self, other):
-        return F.add(self, other)
+        return ops.add(self, other)
 
     def __radd__(self, other):  # other + self
-        return F.add(other, self)
+        return ops.add(other, self)
 
     def __sub__(self, other):
-        return F.sub(self, other)
+        return ops.sub(self, other)
 
     def __rsub__(self, other):  # other - self
-        return F.sub(other, self)
+        return ops.sub(other, self)
 
     def __mul__(self, other):
-        return F.mul(self, other)
+        return ops.mul(self, other)
 
     def __rmul__(self, other):  # other * self
-        return F.mul(other, self)
+        return ops.mul(other, self)
 
     def __truediv__(self, other):
-        return F.div(self, other)
+        return ops.div(self, other)
 
     def __rtruediv__(self, other):  # other / self
-        return F.div(other, self)
+        return ops.div(other, self)
 
     def __pow__(self, exponent):
-        return F.pow(self, exponent)
+        return ops.pow(self, exponent)
 
     def __rpow__(self, base):  # base ** self
-        return F.pow(base, self)
+        return ops.pow(base, self)
 
     def __matmul__(self, other):
-        return F.matmul(self, other)
+        return ops.matmul(self, other)
 
     def __rmatmul__(self, other):  # other @ self
-        return F.matmul(other, self)
+        return ops.matmul(other, self)
 
     def __neg__(self):
-        return F.neg(self)
+        return ops.neg(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return F.abs(self)
+        return ops.abs(self)
 
     def __lt__(self, other):
-        return F.lt(self, other)
+        return ops.lt(self, other)
 
     def __le__(self, other):
-        return F.le(self, other)
+        return ops.le(self, other)
 
     def __gt__(self, other):
-        return F.gt(self, other)
+        return ops.gt(self, other)
 
     def __ge__(self, other):
-        return F.ge(self, other)
+        return ops.ge(self, other)
 
     def __eq__(self, other):
-        return F.eq(self, other)
+        return ops.eq(self, other)
 
     def __ne__(self, other):
-        return F.ne(self, other)
+        return ops.ne(self, other)
 
     def __invert__(self):
-        return F.logical_not(self)
+        return ops.logical_not(self)
 
     def __and__(self, other):
-        return F.logical_and(self, other)
+        return ops.logical_and(self, other)
 
     def __or__(self, other):
-        return F.logical_or(self, other)
+        return ops.logical_or(self, other)
 
     # The same ops by name, with PyTorch's arguments.
 
     def add(self, other, *, alpha=1) -> Tensor:
         """self + alpha * other, broadcasting."""
-        return F.add(self, other if alpha == 1 else other * alpha)
+        return ops.add(self, other if alpha == 1 else other * alpha)
 
     def sub(self, other, *, alpha=1) -> Tensor:
         """self - alpha * other, broadcasting."""
-        return F.sub(self, other if alpha == 1 else other * alpha)
+        return ops.sub(self, other if alpha == 1 else other * alpha)
 
     def mul(self, other) -> Tensor:
         """self * other, broadcasting."""
-        return F.mul(self, other)
+        return ops.mul(self, other)
 
     def div(self, other) -> Tensor:
         """self / other, true division, broadcasting."""
-        return F.div(self, other)
+        return ops.div(self, other)
 
     def pow(self, exponent) -> Tensor:
         """self ** exponent, broadcasting."""
-        return F.pow(self, exponent)
+        return ops.pow(self, exponent)
 
     def eq(self, other) -> Tensor:
         """self == other, elementwise (bool)."""
-        return F.eq(self, other)
+        return ops.eq(self, other)
 
     def ne(self, other) -> Tensor:
         """self != other, elementwise (bool)."""
-        return F.ne(self, other)
+        return ops.ne(self, other)
 
     def lt(self, other) -> Tensor:
         """self < other, elementwise (bool)."""
-        return F.lt(self, other)
+        return ops.lt(self, other)
 
     def le(self, other) -> Tensor:
         """self <= other, elementwise (bool)."""
-        return F.le(self, other)
+        return ops.le(self, other)
 
     def gt(self, other) -> Tensor:
         """self > other, elementwise (bool)."""
-        return F.gt(self, other)
+        return ops.gt(self, other)
 
     def ge(self, other) -> Tensor:
         """self >= other, elementwise (bool)."""
-        return F.ge(self, other)
+        return ops.ge(self, other)
 
     def logical_and(self, other) -> Tensor:
         """self and other, elementwise (bool)."""
-        return F.logical_and(self, other)
+        return ops.logical_and(self, other)
 
     def logical_or(self, other) -> Tensor:
         """self or other, elementwise (bool)."""
-        return F.logical_or(self, other)
+        return ops.logical_or(self, other)
 
     # In place: refused on leaves that require grad (outside no_grad); bumps the version.
 
     def __iadd__(self, other):
-        return self._inplace(F.add, other, "add_")
+        return self._inplace(ops.add, other, "add_")
 
     def __isub__(self, other):
-        return self._inplace(F.sub, other, "sub_")
+        return self._inplace(ops.sub, other, "sub_")
 
     def __imul__(self, other):
-        return self._inplace(F.mul, other, "mul_")
+        return self._inplace(ops.mul, other, "mul_")
 
     def __itruediv__(self, other):
-        return self._inplace(F.div, other, "div_")
+        return self._inplace(ops.div, other, "div_")
 
     def add_(self, other, alpha: float = 1) -> Tensor:
         """self += alpha * other, in place."""
-        return self._inplace(F.add, other if alpha == 1 else other * alpha, "add_")
+        return self._inplace(ops.add, other if alpha == 1 else other * alpha, "add_")
 
     def sub_(self, other, alpha: float = 1) -> Tensor:
         """self -= alpha * other, in place."""
-        return self._inplace(F.sub, other if alpha == 1 else other * alpha, "sub_")
+        return self._inplace(ops.sub, other if alpha == 1 else other * alpha, "sub_")
 
     def mul_(self, other) -> Tensor:
         """self *= other, in place."""
-        return self._inplace(F.mul, other, "mul_")
+        return self._inplace(ops.mul, other, "mul_")
 
     def div_(self, other) -> Tensor:
         """self /= other, in place."""
-        return self._inplace(F.div, other, "div_")
+        return self._inplace(ops.div, other, "div_")
 
     def fill_(self, value: float) -> Tensor:
         """Set every element to ``value``, in place."""
-        return self._inplace(F.elementwise.fill, value, "fill_")
+        return self._inplace(ops.elementwise.fill, value, "fill_")
 
     def zero_(self) -> Tensor:
         """Set every element to 0, in place."""
-        return self._inplace(F.elementwise.fill, 0, "zero_")
+        return self._inplace(ops.elementwise.fill, 0, "zero_")
 
     def copy_(self, source) -> Tensor:
         """Copy ``source``'s values (broadcast to this shape) into this tensor, in place."""
-        return self._inplace(F.elementwise.copy_into, source, "copy_")
+        return self._inplace(ops.elementwise.copy_into, source, "copy_")
 
     def __setitem__(self, index, value) -> None:
-        self._inplace(F.indexing.index_put, (index, value), "setitem")
+        self._inplace(ops.indexing.index_put, (index, value), "setitem")
 
     def _inplace(self, op, other, name: str) -> Tensor:
         # One place for every in-place write (`chainrule.inplace`); vmap's tracer overrides it.
@@ -250,208 +250,208 @@ class Tensor(TensorBase):
 
     def leaky_relu(self, negative_slope: float = 0.01) -> Tensor:
         """self where positive, else negative_slope * self."""
-        return F.leaky_relu(self, negative_slope)
+        return ops.leaky_relu(self, negative_slope)
 
     def gelu(self, approximate: str = "none") -> Tensor:
         """Gaussian error linear unit, exact (erf) or with approximate="tanh"."""
-        return F.gelu(self, approximate)
+        return ops.gelu(self, approximate)
 
     def silu(self) -> Tensor:
         """self * sigmoid(self)."""
-        return F.silu(self)
+        return ops.silu(self)
 
     def clamp(self, min=None, max=None) -> Tensor:
         """Limit values to [min, max]; the gradient passes where min <= self <= max."""
-        return F.clamp(self, min, max)
+        return ops.clamp(self, min, max)
 
     clip = clamp
 
     def maximum(self, other) -> Tensor:
         """Elementwise maximum; ties split the gradient equally."""
-        return F.maximum(self, other)
+        return ops.maximum(self, other)
 
     def minimum(self, other) -> Tensor:
         """Elementwise minimum; ties split the gradient equally."""
-        return F.minimum(self, other)
+        return ops.minimum(self, other)
 
     def where(self, condition, other) -> Tensor:
         """self where condition holds, else other (PyTorch's Tensor.where)."""
-        return F.where(condition, self, other)
+        return ops.where(condition, self, other)
 
     # Reductions.
 
     def sum(self, dim=None, keepdim: bool = False) -> Tensor:
         """Sum over ``dim`` (an int, a tuple, or None for all)."""
-        return F.sum(self, dim, keepdim)
+        return ops.sum(self, dim, keepdim)
 
     def mean(self, dim=None, keepdim: bool = False) -> Tensor:
         """Mean over ``dim``."""
-        return F.mean(self, dim, keepdim)
+        return ops.mean(self, dim, keepdim)
 
     def var(self, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
         """Variance over ``dim`` with Bessel's ``correction`` (1: unbiased)."""
-        return F.var(self, dim, correction=correction, keepdim=keepdim)
+        return ops.var(self, dim, correction=correction, keepdim=keepdim)
 
     def std(self, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
         """Standard deviation over ``dim`` with ``correction``."""
-        return F.std(self, dim, correction=correction, keepdim=keepdim)
+        return ops.std(self, dim, correction=correction, keepdim=keepdim)
 
     def prod(self, dim=None, keepdim: bool = False) -> Tensor:
         """Product over ``dim`` (one int or None); correct gradients with zeros."""
-        return F.prod(self, dim, keepdim)
+        return ops.prod(self, dim, keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
         """The maximum; with ``dim``, a (values, indices) pair as in PyTorch."""
-        return F.max(self, dim, keepdim)
+        return ops.max(self, dim, keepdim)
 
     def min(self, dim=None, keepdim: bool = False):
         """The minimum; with ``dim``, a (values, indices) pair as in PyTorch."""
-        return F.min(self, dim, keepdim)
+        return ops.min(self, dim, keepdim)
 
     def amax(self, dim=None, keepdim: bool = False) -> Tensor:
         """Maximum over ``dim``; ties share the gradient equally."""
-        return F.amax(self, dim, keepdim)
+        return ops.amax(self, dim, keepdim)
 
     def amin(self, dim=None, keepdim: bool = False) -> Tensor:
         """Minimum over ``dim``; ties share the gradient equally."""
-        return F.amin(self, dim, keepdim)
+        return ops.amin(self, dim, keepdim)
 
     def argmax(self, dim=None, keepdim: bool = False) -> Tensor:
         """Index of the maximum (first one at ties), over the flattened tensor or ``dim``."""
-        return F.argmax(self, dim, keepdim)
+        return ops.argmax(self, dim, keepdim)
 
     def argmin(self, dim=None, keepdim: bool = False) -> Tensor:
         """Index of the minimum (first one at ties)."""
-        return F.argmin(self, dim, keepdim)
+        return ops.argmin(self, dim, keepdim)
 
     def logsumexp(self, dim=None, keepdim: bool = False) -> Tensor:
         """log(sum(exp(self))) over ``dim``, computed without overflow."""
-        return F.logsumexp(self, dim, keepdim)
+        return ops.logsumexp(self, dim, keepdim)
 
     def norm(self, p=2, dim=None, keepdim: bool = False) -> Tensor:
         """The p-norm over ``dim`` (p = 2 by default; 1, inf and other numbers too)."""
-        return F.norm(self, p, dim, keepdim)
+        return ops.norm(self, p, dim, keepdim)
 
     def softmax(self, dim: int) -> Tensor:
         """exp(self) normalised to sum to 1 along ``dim``."""
-        return F.softmax(self, dim)
+        return ops.softmax(self, dim)
 
     def log_softmax(self, dim: int) -> Tensor:
         """log(softmax(self, dim)), computed stably."""
-        return F.log_softmax(self, dim)
+        return ops.log_softmax(self, dim)
 
     def all(self, dim=None, keepdim: bool = False) -> Tensor:
         """Whether every element is true (non-zero), over ``dim``."""
-        return F.all(self, dim, keepdim)
+        return ops.all(self, dim, keepdim)
 
     def any(self, dim=None, keepdim: bool = False) -> Tensor:
         """Whether any element is true (non-zero), over ``dim``."""
-        return F.any(self, dim, keepdim)
+        return ops.any(self, dim, keepdim)
 
     # Shape.
 
     def reshape(self, *shape) -> Tensor:
         """The same elements in a new shape (one dimension may be -1)."""
-        return F.reshape(self, shape_args(shape))
+        return ops.reshape(self, shape_args(shape))
 
     def view(self, *shape) -> Tensor:
         """The same as reshape (NumPy decides whether to copy)."""
-        return F.reshape(self, shape_args(shape))
+        return ops.reshape(self, shape_args(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         """Reshape to ``other``'s shape."""
-        return F.reshape(self, other.shape)
+        return ops.reshape(self, other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dimensions start_dim..end_dim into one."""
-        return F.flatten(self, start_dim, end_dim)
+        return ops.flatten(self, start_dim, end_dim)
 
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split dimension ``dim`` into ``sizes``."""
-        return F.unflatten(self, dim, sizes)
+        return ops.unflatten(self, dim, sizes)
 
     def squeeze(self, dim=None) -> Tensor:
         """Remove dimensions of size 1 (all, or those in ``dim``)."""
-        return F.squeeze(self, dim)
+        return ops.squeeze(self, dim)
 
     def unsqueeze(self, dim: int) -> Tensor:
         """Insert a dimension of size 1 at ``dim``."""
-        return F.unsqueeze(self, dim)
+        return ops.unsqueeze(self, dim)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dimensions."""
-        return F.transpose(self, dim0, dim1)
+        return ops.transpose(self, dim0, dim1)
 
     def permute(self, *dims) -> Tensor:
         """Reorder the dimensions."""
-        return F.permute(self, shape_args(dims))
+        return ops.permute(self, shape_args(dims))
 
     @property
     def T(self) -> Tensor:
         """All dimensions reversed."""
-        return F.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+        return ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def mT(self) -> Tensor:
         """The last two dimensions swapped (a batch of matrices transposed)."""
-        return F.transpose(self, -2, -1)
+        return ops.transpose(self, -2, -1)
 
     def expand(self, *sizes) -> Tensor:
         """A broadcast view of this tensor to ``sizes`` (-1 keeps a dimension)."""
-        return F.expand(self, shape_args(sizes))
+        return ops.expand(self, shape_args(sizes))
 
     def expand_as(self, other: Tensor) -> Tensor:
         """Broadcast to ``other``'s shape."""
-        return F.expand(self, other.shape)
+        return ops.expand(self, other.shape)
 
     def broadcast_to(self, shape) -> Tensor:
         """Broadcast to ``shape``."""
-        return F.expand(self, tuple(shape))
+        return ops.expand(self, tuple(shape))
 
     def repeat(self, *repeats) -> Tensor:
         """Tile the whole tensor ``repeats`` times along each dimension (PyTorch's repeat)."""
-        return F.repeat(self, shape_args(repeats))
+        return ops.repeat(self, shape_args(repeats))
 
     def tile(self, *reps) -> Tensor:
         """Like repeat, padding ``reps`` with leading ones (PyTorch's tile)."""
-        return F.tile(self, shape_args(reps))
+        return ops.tile(self, shape_args(reps))
 
     def flip(self, dims) -> Tensor:
         """Reverse the order of elements along ``dims``."""
-        return F.flip(self, dims)
+        return ops.flip(self, dims)
 
     def roll(self, shifts, dims=None) -> Tensor:
         """Shift elements cyclically along ``dims``."""
-        return F.roll(self, shifts, dims)
+        return ops.roll(self, shifts, dims)
 
     def split(self, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of ``split_size`` (int) or of the given sizes (list) along ``dim``."""
-        return F.split(self, split_size_or_sections, dim)
+        return ops.split(self, split_size_or_sections, dim)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """``chunks`` nearly equal pieces along ``dim``."""
-        return F.chunk(self, chunks, dim)
+        return ops.chunk(self, chunks, dim)
 
     def gather(self, dim: int, index) -> Tensor:
         """Values picked along ``dim`` by an index tensor of the output's shape."""
-        return F.gather(self, dim, index)
+        return ops.gather(self, dim, index)
 
     def __getitem__(self, index) -> Tensor:
-        return F.indexing.getitem(self, index)
+        return ops.indexing.getitem(self, index)
 
     # Linear algebra.
 
     def matmul(self, other) -> Tensor:
         """Matrix product with NumPy's broadcasting rules (1-D, 2-D and batched)."""
-        return F.matmul(self, other)
+        return ops.matmul(self, other)
 
     def dot(self, other) -> Tensor:
         """Inner product of two 1-D tensors."""
-        return F.dot(self, other)
+        return ops.dot(self, other)
 
     def outer(self, other) -> Tensor:
         """Outer product of two 1-D tensors."""
-        return F.outer(self, other)
+        return ops.outer(self, other)
 
 
 def shape_args(args: tuple) -> tuple:
@@ -463,11 +463,10 @@ def shape_args(args: tuple) -> tuple:
 
 # The one upward seam: the ops, in-place writes and the backward pass import Tensor from this
 # module, and Tensor's methods call them.
-from . import autograd, inplace  # noqa: E402
-from . import ops as F  # noqa: E402
+from . import autograd, inplace, ops  # noqa: E402
 
 
-def _row_method(op: F.Op):
+def _row_method(op: ops.Op):
     """``x.name()`` for a row declared with ``method=True``: the row run on x."""
 
     def method(self, **params):
@@ -478,7 +477,7 @@ def _row_method(op: F.Op):
     return method
 
 
-for _op in F.REGISTRY.values():
+for _op in ops.REGISTRY.values():
     if _op.method:
         if _op.name in vars(Tensor):
             raise TypeError(f"Op {_op.name!r}: method=True, but Tensor defines {_op.name} itself")

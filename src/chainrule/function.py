@@ -175,7 +175,7 @@ class OpNode(Node):
         in_grads = []  # a loop, not a comprehension: that would be one more frame per node
         for rule in self.plan.vjps:
             in_grads.append(None if rule is None else g if rule is PASS else rule(g, env))
-        if release:
+        if release and self.plan.frees:  # a node that saved no array has nothing to free
             self.release()
         return in_grads
 
@@ -194,7 +194,7 @@ class OpNode(Node):
 
     def release(self) -> None:
         """Free the saved arrays (a node that saved none stays runnable: nothing was lost)."""
-        if self.plan.inputs or self.plan.out:
+        if self.plan.frees:
             self.saved, self.watched = None, ()
 
 

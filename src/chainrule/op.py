@@ -154,13 +154,15 @@ class NodePlan:
     once per op and set: ``vjps`` (the rule for each input, None for one that gets no
     gradient), the inputs it saves (index, name), the input shapes it saves (index,
     ``x_shape``), and whether it saves ``out``. ``every_input`` says the saved inputs are
-    all of them, so a node watches its arguments as they came for in-place changes."""
+    all of them, so a node watches its arguments as they came for in-place changes;
+    ``frees`` that the node holds arrays to free once its backward has run."""
 
-    __slots__ = ("vjps", "inputs", "shapes", "out", "every_input")
+    __slots__ = ("vjps", "inputs", "shapes", "out", "every_input", "frees")
 
     def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool, n: int) -> None:
         self.vjps, self.inputs, self.shapes, self.out = vjps, inputs, shapes, out
         self.every_input = len(inputs) == n
+        self.frees = bool(inputs) or out  # arrays to free after backward (shapes are tiny)
 
     def sources(self, args: tuple) -> tuple:
         """The arguments whose arrays a node saves (to watch for in-place changes), when
