@@ -188,8 +188,8 @@ class Op:
     - ``batch(op, values, batched, params)``: the batching rule vmap runs the op through,
       given the arguments (batched ones with the batch dim first), which of them are batched
       and the params; it returns the batched result, batch dim first. `Loops` says there is
-      none on purpose; None (a row of yours that does not say) loops too. Elementwise rows
-      default to `batch_elementwise`.
+      none on purpose; None (a row of yours that does not say) loops too. Elementwise and
+      comparison rows default to `batch_elementwise`.
     - ``flops(*input_shapes)``: the FLOPs `chainrule.count_ops` records, or `NOT_COUNTED`
       (the default, except for contractions, which must give a formula).
     - ``doc``: what the row computes, in one line; it becomes the row's docstring (the
@@ -242,7 +242,8 @@ class Op:
         else:
             self.jvp = SummedJVP([_as_rule(fn) for fn in jvp], self.inputs)
         self.kind = kind
-        self.batch = batch_elementwise if batch is None and kind == "elementwise" else batch
+        elementwise = kind in ("elementwise", "comparison")
+        self.batch = batch_elementwise if batch is None and elementwise else batch
         self.flops = NOT_COUNTED if flops is None else flops
         self.__doc__ = doc
         self.method = method
@@ -329,6 +330,18 @@ def elementwise(name: str, forward: Callable, *partials: Callable | float | str,
     vjp = [_scaled(p) for p in partials]
     jvp = SummedJVP([_TimesTangent(p, n) for p, n in zip(partials, inputs)], inputs)
     return Op(name, forward, vjp, jvp, inputs=inputs, kind="elementwise", **row)
+
+
+def comparison(name: str, forward: np.ufunc, **row) -> Op:
+    """A comparison or logical row from its NumPy ufunc: a bool result, no gradient, one
+    input per ufunc operand (``x``, ``y``); it batches by broadcasting, as elementwise rows do.
+
+    >>> lt = comparison("lt_example", np.less, doc="x < y.")
+    >>> lt.inputs, lt.vjp, lt.kind
+    (('x', 'y'), None, 'comparison')
+    """
+    return Op(name, forward, vjp=None, inputs=("x", "y")[: forward.nin], kind="comparison",
+              **row)  # fmt: skip
 
 
 # The batching rules that builders and kinds fill in. Rows of other kinds write theirs beside

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import xp
 from ..errors import DomainError
-from ..op import LINEAR, Loops, Op, batch_elementwise, elementwise
+from ..op import LINEAR, Loops, Op, comparison, elementwise
 
 __all__ = [
     "abs", "add", "cast", "clamp", "clip", "clone", "cos", "cosh", "div", "eq", "erf", "exp",
@@ -122,24 +122,17 @@ copy_into = Op("copy_into", lambda x, source: np.broadcast_to(source, x.shape).a
                kind="elementwise", batch=Loops("in-place writes run per example"),
                doc="source broadcast to x's shape and dtype (what copy_ writes).")
 
-lt = Op("lt", np.less, vjp=None, inputs=("x", "y"), kind="comparison",
-        batch=batch_elementwise, doc="x < y as a bool tensor (no gradient).")
-le = Op("le", np.less_equal, vjp=None, inputs=("x", "y"), kind="comparison",
-        batch=batch_elementwise, doc="x <= y as a bool tensor (no gradient).")
-gt = Op("gt", np.greater, vjp=None, inputs=("x", "y"), kind="comparison",
-        batch=batch_elementwise, doc="x > y as a bool tensor (no gradient).")
-ge = Op("ge", np.greater_equal, vjp=None, inputs=("x", "y"), kind="comparison",
-        batch=batch_elementwise, doc="x >= y as a bool tensor (no gradient).")
-eq = Op("eq", np.equal, vjp=None, inputs=("x", "y"), kind="comparison",
-        batch=batch_elementwise, doc="x == y as a bool tensor (no gradient).")
-ne = Op("ne", np.not_equal, vjp=None, inputs=("x", "y"), kind="comparison",
-        batch=batch_elementwise, doc="x != y as a bool tensor (no gradient).")
-logical_not = Op("logical_not", np.logical_not, vjp=None, inputs=("x",), kind="comparison",
-                 batch=batch_elementwise, method=True, doc="not x, elementwise, as a bool tensor.")
-logical_and = Op("logical_and", np.logical_and, vjp=None, inputs=("x", "y"), kind="comparison",
-                 batch=batch_elementwise, doc="x and y, elementwise, as a bool tensor.")
-logical_or = Op("logical_or", np.logical_or, vjp=None, inputs=("x", "y"), kind="comparison",
-                batch=batch_elementwise, doc="x or y, elementwise, as a bool tensor.")
+lt = comparison("lt", np.less, doc="x < y as a bool tensor (no gradient).")
+le = comparison("le", np.less_equal, doc="x <= y as a bool tensor (no gradient).")
+gt = comparison("gt", np.greater, doc="x > y as a bool tensor (no gradient).")
+ge = comparison("ge", np.greater_equal, doc="x >= y as a bool tensor (no gradient).")
+eq = comparison("eq", np.equal, doc="x == y as a bool tensor (no gradient).")
+ne = comparison("ne", np.not_equal, doc="x != y as a bool tensor (no gradient).")
+logical_not = comparison("logical_not", np.logical_not, method=True,
+                         doc="not x, elementwise, as a bool tensor.")
+logical_and = comparison("logical_and", np.logical_and,
+                         doc="x and y, elementwise, as a bool tensor.")
+logical_or = comparison("logical_or", np.logical_or, doc="x or y, elementwise, as a bool tensor.")
 # fmt: on
 
 
