@@ -2,7 +2,7 @@
 
 from cases import Case
 from hypothesis import strategies as st
-from strategies import broadcastable
+from strategies import broadcastable, fixed
 
 from chainrule.ops import linalg
 
@@ -83,6 +83,9 @@ CASES = {
     "einsum[ellipsis_implicit]": einsum_case("...i,i", ".i", "i"),
     "einsum[three]": einsum_case("ij,jk,kl->il", "ij", "jk", "kl"),
     "einsum[batch_outer]": einsum_case("bi,bj->bij", "bi", "bj"),
+    "einsum[broadcast_summed]": Case(  # j is 1 in x, broadcast against y's 4, summed out
+        lambda lib, x, y: lib.einsum("ij,j->i", x, y), fixed((3, 1), (4,)), needs_lib=True
+    ),
     "einsum[bilinear]": Case(
         lambda lib, x, a: lib.einsum("i,ij,j->", x, a, x), from_sizes("i", "ii"), needs_lib=True
     ),

@@ -489,3 +489,20 @@ def test_backward_rules_read_the_saved_values_without_changing_them():
     y.sum().backward(retain_graph=True)
     assert y.grad_fn.saved.keys() == before.keys()
     assert all(y.grad_fn.saved[k] is v for k, v in before.items())
+
+
+def test_grad_outputs_may_be_a_tensor_or_a_sequence_for_one_output_as_in_pytorch(torch):
+    x_array, v_array = np.array([1.0, 2.0, -0.5]), np.array([1.0, 0.5, 2.0])
+    results = []
+    for lib, make in ((chainrule, chainrule.tensor), (torch, torch.tensor)):
+        x = make(x_array, requires_grad=True)
+        y = x * x
+        as_list = lib.autograd.grad(y, [x], grad_outputs=[make(v_array)], retain_graph=True)
+        as_tensor = lib.autograd.grad(y, x, grad_outputs=make(v_array), retain_graph=True)
+        two = lib.autograd.grad([y, y.sum()], [x], grad_outputs=[make(v_array), None])
+        results.append([g.detach().numpy() for g in (*as_list, *as_tensor, *two)])
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-15)
+    np.testing.assert_allclose(results[0][0], 2 * x_array * v_array)
+    x = chainrule.tensor(x_array, requires_grad=True)
+    with pytest.raises(GraphError, match="grad: 2 gradients given for 1 outputs"):
+        chainrule.autograd.grad(x * 2, [x], grad_outputs=[chainrule.ones(3), chainrule.ones(3)])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import chainrule
-from chainrule import DTypeError, GraphError, ShapeError, Tensor
+from chainrule import DomainError, DTypeError, GraphError, ShapeError, Tensor
 
 
 def test_python_floats_become_float32_and_numpy_float64_stays():
@@ -138,3 +138,23 @@ def test_named_arithmetic_and_comparison_methods_match_pytorch(torch):
     assert a.logical_and(b).tolist() == [True, False, False]
     assert a.logical_or(b).tolist() == [True, True, True]
     assert a.logical_not().tolist() == [False, True, False]
+
+
+def test_randint_takes_pytorchs_two_forms_and_refuses_an_empty_range():
+    chainrule.manual_seed(0)
+    high_only = chainrule.randint(10, (16,))  # randint(high, size), not randint(low=10, high=16)
+    assert high_only.shape == (16,) and high_only.dtype == chainrule.int64
+    assert high_only.min().item() >= 0 and high_only.max().item() < 10
+    both = chainrule.randint(3, 5, (400,))
+    assert set(both.tolist()) == {3, 4}
+    with pytest.raises(DomainError, match=r"randint: low \(5\) must be less than high \(3\)"):
+        chainrule.randint(5, 3, (2,))
+
+
+def test_arange_refuses_a_zero_step_and_one_leading_away_from_the_end():
+    with pytest.raises(DomainError, match="arange: step must be nonzero"):
+        chainrule.arange(0, 5, 0)
+    with pytest.raises(DomainError, match="leads away from end 5"):
+        chainrule.arange(0, 5, -1)
+    assert chainrule.arange(5, 0, -2).tolist() == [5, 3, 1]
+    assert chainrule.arange(2, 2).tolist() == []

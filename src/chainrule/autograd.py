@@ -305,7 +305,7 @@ def grad(
     """
     single_input = isinstance(inputs, Tensor)
     inputs = [inputs] if single_input else list(inputs)
-    outputs, grad_outputs = _paired(outputs, grad_outputs)
+    outputs, grad_outputs = _paired(outputs, grad_outputs, "grad")
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise GraphError(f"grad: input {i} does not require grad")
@@ -351,20 +351,28 @@ def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
     return seed
 
 
-def _paired(outputs, grads) -> tuple[list, list]:
-    """Outputs and their gradients as two lists of the same length: one output (whose
-    gradient may be an array too) or a sequence with one gradient each or one for all."""
-    if isinstance(outputs, Tensor):
-        return [outputs], [grads]
-    outputs = list(outputs)
-    if grads is None or isinstance(grads, Tensor):
-        grads = [grads] * len(outputs)
-    return outputs, grads
+def _paired(outputs, grads, op: str) -> tuple[list, list]:
+    """Outputs and their gradients as two lists of the same length, as PyTorch takes them:
+    each a tensor or a sequence. One output may also take an array-like gradient, and a
+    sequence of outputs one gradient for all."""
+    single = isinstance(outputs, Tensor)
+    outputs = [outputs] if single else list(outputs)
+    is_sequence = isinstance(grads, (list, tuple)) and all(
+        g is None or isinstance(g, (Tensor, np.ndarray)) for g in grads
+    )
+    if not is_sequence or (single and not grads):
+        return outputs, [grads] * len(outputs)
+    if len(grads) != len(outputs):
+        raise GraphError(
+            f"{op}: {len(grads)} gradients given for {len(outputs)} outputs; pass one "
+            "gradient (or None) per output"
+        )
+    return outputs, list(grads)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) -> None:
     """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (PyTorch's form)."""
-    tensors, grad_tensors = _paired(tensors, grad_tensors)
+    tensors, grad_tensors = _paired(tensors, grad_tensors, "backward")
     seeds = [seed_gradient(t, g, create_graph) for t, g in zip(tensors, grad_tensors)]
     if retain_graph is None:
         retain_graph = create_graph

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._tensor import Tensor, shape_args
 from .dtypes import DEFAULT_DTYPE, as_dtype, int64
-from .errors import ShapeError
+from .errors import DomainError, ShapeError
 
 
 def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
@@ -75,6 +75,12 @@ def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> 
     """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise DomainError(f"arange: step must be nonzero (start {start}, end {end})")
+    if (end - start) * step < 0:
+        raise DomainError(
+            f"arange: the step {step} leads away from end {end} when starting at {start}"
+        )
     integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
     dtype = as_dtype(dtype) or (int64 if integral else DEFAULT_DTYPE)
     return _new(np.arange(start, end, step).astype(dtype), requires_grad)

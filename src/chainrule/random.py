@@ -12,6 +12,7 @@ import numpy as np
 from ._tensor import Tensor
 from .creation import _new, _size
 from .dtypes import DEFAULT_DTYPE, as_dtype, int64
+from .errors import DomainError
 
 _generator = np.random.default_rng()
 
@@ -46,9 +47,19 @@ def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     return _new(array, requires_grad)
 
 
-def randint(low: int, high: int | None = None, size=(), dtype=None) -> Tensor:
-    """Integers uniform in [low, high) (or [0, low) with one bound), int64 by default."""
-    if high is None:
+def randint(low: int, high=None, size=None, dtype=None) -> Tensor:
+    """Integers uniform in [low, high), int64 by default, as PyTorch takes them:
+    ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    >>> randint(10, (16,)).shape, randint(3, 5, (2, 2)).shape
+    ((16,), (2, 2))
+    """
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high  # randint(high, size)
+    elif high is None:
         low, high = 0, low
+    if not low < high:
+        raise DomainError(f"randint: low ({low}) must be less than high ({high})")
+    size = () if size is None else size
     array = _generator.integers(low, high, size=_size((size,))).astype(as_dtype(dtype) or int64)
     return Tensor._make(array)

@@ -287,7 +287,12 @@ def _einsum_vjp(i: int, g, equation: str, shape: tuple, others: Sequence):
     if lone:
         inputs.append(lone)
         operands.append(np.ones(lone_sizes, dtype=g.dtype))
-    return xp.einsum(",".join(inputs) + "->" + result, *operands)
+    grad = xp.einsum(",".join(inputs) + "->" + result, *operands)
+    if any(m == 1 and n != 1 for m, n in zip(grad.shape, shape)):
+        # A letter of size 1 in every other operand, broadcast against operand i's size: the
+        # gradient is constant along it. (Where operand i has the 1, the engine sums back.)
+        grad = xp.expand(grad, tuple(n if m == 1 else m for m, n in zip(grad.shape, shape)))
+    return grad
 
 
 def _einsum_jvp(i: int, dx, equation: str, others: Sequence):
