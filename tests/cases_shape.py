@@ -76,7 +76,37 @@ def torch_repeated_scatter(x):
     return zeros.index_put((torch.tensor(REPEATED),), x, accumulate=True)
 
 
+def copy_slices(x, y):
+    """copy_slices directly: x with y written into x.T[1:3, 0] (the steps of a real view)."""
+    steps = chainrule.zeros(*x.shape).T[1:3, 0]._view.steps
+    return indexing.copy_slices_row(x, y, steps=steps)
+
+
+def torch_copy_slices(x, y):
+    out = x.clone()
+    out.T[1:3, 0] = y
+    return out
+
+
+def mul_into_view(x, y):
+    """An in-place op through two views: the base's history is rewritten (both libraries)."""
+    z = x * 1
+    z.T[1:3, 0].mul_(y)
+    return z
+
+
+def add_into_reshaped(x, y):
+    """In place through a reshape view and a slice, then the base and the view used again."""
+    z = x * 1
+    flat = z.view(-1)
+    flat[1:3].add_(y * y)
+    return z * flat.view(z.shape)
+
+
 CASES = {
+    "copy_slices": Case(copy_slices, fixed((3, 4), (2,)), torch_fn=torch_copy_slices),
+    "copy_slices[mul_]": Case(mul_into_view, fixed((3, 4), (2,))),
+    "copy_slices[reshape]": Case(add_into_reshaped, fixed((2, 3), (2,))),
     "reshape": Case(lambda x: x.reshape(-1)),
     "reshape[2d]": Case(lambda x: x.reshape(3, -1), fixed((2, 3, 2))),
     "permute": Case(lambda x: x.permute(2, 0, 1), one(3, 3)),

@@ -17,9 +17,9 @@ ORDER = [
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
-    "tensor_base", "_tensor", "autograd", "inplace", "function", "creation", "random", "xp",
+    "tensor_base", "_tensor", "autograd", "function", "creation", "random", "xp",
     "ops.elementwise", "ops.reduce", "ops.indexing", "ops.shape", "ops.linalg", "ops.conv",
-    "ops.pool", "ops",
+    "ops.pool", "ops", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
     "data", "nn.utils", "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",
@@ -30,7 +30,8 @@ ORDER = [
 ]  # fmt: skip
 
 #: The upward imports there are, each at the foot of its module: Tensor's methods call the ops,
-#: the backward pass and in-place writes, which all make Tensors; `xp` (NumPy names that record
+#: the backward pass and in-place writes (which rewrite history with an op), which all make
+#: Tensors; `xp` (NumPy names that record
 #: ops when given Tensors) calls the ops, whose rules call `xp`.
 SEAM = {("_tensor", "autograd"), ("_tensor", "inplace"), ("_tensor", "ops"), ("xp", "ops")}
 

@@ -16,6 +16,7 @@ from ._tensor import Tensor
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
 from .op import LINEAR, NOT_COUNTED, PASS, Op
+from .tensor_base import ViewOf, current_view
 
 #: Set by `chainrule.func.batching` while vmap runs a function on batched tensors: it runs an op
 #: with a batched argument through the op's batching rule (None otherwise: one check per op).
@@ -45,6 +46,9 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     bit = 1
     for arg in args:
         if isinstance(arg, Tensor):
+            view = arg._view
+            if view is not None and view.version != arg._counter.value:
+                current_view(arg)  # its memory changed in place: its history follows the base's
             arrays.append(arg.data)
             if arg.requires_grad:
                 # `edge_of(arg)`, inlined: it runs for every input of every op.
@@ -67,7 +71,18 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         raise _explain(op, arrays, exc) from None
     if type(out) is not np.ndarray and not isinstance(out, np.ndarray):
         out = np.asarray(out)
-    counter = args[0]._version_counter if op.view else None  # a view shares its base's
+    counter = view = None
+    if op.view and np.may_share_memory(out, arrays[0]):  # reshape may have had to copy
+        # A view shares its base's version counter and remembers how it was made from it.
+        source = args[0]
+        counter = source._version_counter
+        step = ((op, args[1:], params),)
+        parent = source._view
+        view = (
+            ViewOf(source, step, counter.value)
+            if parent is None
+            else ViewOf(parent.base, parent.steps + step, counter.value)
+        )
 
     # The node: what the rules that will run ask for, and what backward watches.
     node = None
@@ -108,6 +123,7 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     result.requires_grad = node is not None
     result._output_nr = 0
     result._counter = counter
+    result._view = view
     if modes.forward_ad and op.vjp is not None:
         _propagate_tangent(op, args, arrays, params, result)
     if counting.active is not None:

@@ -13,16 +13,25 @@ import numpy as np
 from ._tensor import Tensor
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import state
+from .ops import indexing
+from .tensor_base import current_view, replay
 
 
 def write(tensor: Tensor, op, other, name: str) -> Tensor:
     """``op(tensor, other)`` (``op(tensor, *other)`` for a tuple) written into ``tensor``.
 
-    Refused on a leaf that requires grad (outside no_grad) and on read-only memory; the
-    result must keep the tensor's shape and cast to its dtype.
+    Refused on a leaf that requires grad (outside no_grad), on a view of one, and on
+    read-only memory; the result must keep the tensor's shape and cast to its dtype. On a
+    view, the base's history is rewritten too (`copy_slices`), so whatever reads the base or
+    any of its views afterwards gets the gradients PyTorch gives.
     """
+    view = tensor._view
+    if view is not None and view.version != tensor._counter.value:
+        current_view(tensor)
+    base = view.base if view is not None else None
     recording = state.grad_enabled and (
-        tensor.requires_grad or (isinstance(other, Tensor) and other.requires_grad)
+        tensor.requires_grad or (base is not None and base.requires_grad)
+        or (isinstance(other, Tensor) and other.requires_grad)
         or (isinstance(other, tuple) and isinstance(other[1], Tensor)
             and other[1].requires_grad)
     )  # fmt: skip
@@ -30,6 +39,11 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
         raise GraphError(
             f"{name}: a leaf tensor that requires grad cannot be changed in place; do it "
             "inside chainrule.no_grad() (as optimizers do) or use the out-of-place op"
+        )
+    if recording and base is not None and base.requires_grad and base.grad_fn is None:
+        raise GraphError(
+            f"{name}: this tensor is a view of a leaf tensor that requires grad, which cannot "
+            "be changed in place; do it inside chainrule.no_grad() or clone() the leaf first"
         )
     if not tensor.data.flags.writeable:
         raise GraphError(
@@ -42,17 +56,57 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
             f"{name}: the result has shape {fmt_shape(result.shape)}, which cannot be "
             f"written into a tensor of shape {fmt_shape(tensor.shape)}"
         )
-    try:
-        np.copyto(tensor.data, result.data, casting="same_kind")
-    except TypeError:
+    if not np.can_cast(result.dtype, tensor.dtype, casting="same_kind"):
         raise DTypeError(
             f"{name}: cannot write a {fmt_dtype(result.dtype)} result into a "
             f"{fmt_dtype(tensor.dtype)} tensor in place"
-        ) from None
-    tensor._version_counter.bump(name)
+        )
+    node = result.grad_fn if recording else None
+    if node is not None:
+        _keep_saved(node, tensor)
+    if node is not None and base is not None:
+        # The base's new history: its old one with the view's region replaced by the result.
+        rewritten = indexing.copy_slices_row(base, result, steps=view.steps)
+        np.copyto(base.data, rewritten.data, casting="same_kind")
+        base._version_counter.bump(name)
+        base.grad_fn, base._output_nr, base.requires_grad = rewritten.grad_fn, 0, True
+    else:
+        np.copyto(tensor.data, result.data, casting="same_kind")
+        tensor._version_counter.bump(name)
+        if node is not None:
+            tensor.grad_fn, tensor._output_nr = node, result._output_nr
+            tensor.requires_grad = True
     if state.forward_ad:
-        tensor._tangent = result._tangent
-    if recording and result.grad_fn is not None:
-        tensor.grad_fn, tensor._output_nr = result.grad_fn, result._output_nr
-        tensor.requires_grad = True
+        if base is not None:
+            _write_tangent(base, view.steps, result._tangent)
+        else:
+            tensor._tangent = result._tangent
+    if base is not None:
+        current_view(tensor)  # the view's history: the base's new one, then its view rows
     return tensor
+
+
+def _write_tangent(base: Tensor, steps: tuple, tangent) -> None:
+    """Forward mode: the base's tangent with the view's region replaced by ``tangent`` (a new
+    array: the old one may be the caller's, or a view's tangent may share it)."""
+    if base._tangent is None and tangent is None:
+        return
+    new = np.zeros(base.shape, base.dtype) if base._tangent is None else np.array(base._tangent)
+    replay(new, steps)[...] = 0 if tangent is None else tangent
+    base._tangent = new
+
+
+def _keep_saved(node, tensor: Tensor) -> None:
+    """The op just run on ``tensor`` saved its array for backward (``y *= x`` needs y's old
+    values for x's gradient), and the write is about to overwrite it: keep a copy instead,
+    which no later change can reach, so the node need not watch ``tensor`` for changes."""
+    saved = getattr(node, "saved", None)
+    if not saved:
+        return
+    array = tensor.data
+    kept = [name for name, value in saved.items() if value is array]
+    if kept:
+        copy = array.copy()
+        for name in kept:
+            saved[name] = copy
+        node.watched = tuple(item for item in node.watched if item is not tensor)

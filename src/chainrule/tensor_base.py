@@ -14,7 +14,7 @@ import numpy as np
 
 from .dtypes import DEFAULT_DTYPE, as_dtype, bool_, float32, int64
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
-from .graph import RemovableHandle, VersionCounter
+from .graph import RemovableHandle, VersionCounter, state
 
 
 def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
@@ -39,11 +39,49 @@ def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
     return array.copy() if copy else array
 
 
+def replay(x, steps: tuple):
+    """The view that ``steps`` make, each ``(row, extra arguments, params)``, of ``x``: of a
+    Tensor by running the rows (recorded like any op), of an array by their NumPy forwards
+    (views of the array)."""
+    for row, extra, params in steps:
+        run = row if isinstance(x, TensorBase) else row.forward
+        x = run(x, *extra, **params)
+    return x
+
+
+class ViewOf:
+    """How a view was made: ``base``, the tensor whose memory it shares (never itself a
+    view), the view rows that made it from there (``steps``, see `replay`), and the version
+    of their shared counter when the view's ``grad_fn`` was last made from the base's."""
+
+    __slots__ = ("base", "steps", "version")
+
+    def __init__(self, base: TensorBase, steps: tuple, version: int) -> None:
+        self.base, self.steps, self.version = base, steps, version
+
+
+def current_view(view: TensorBase) -> None:
+    """Bring a view's ``grad_fn`` up to date after an in-place change to its memory: its
+    history is its base's (which the change rewrote) followed by its view rows again, as
+    PyTorch regenerates a view's grad_fn. Called when the counter moved past ``version``."""
+    record = view._view
+    base = record.base
+    if base._tangent is not None:  # forward mode: the view's tangent is the base's too
+        view._tangent = replay(base._tangent, record.steps)
+    if base.requires_grad:
+        if not state.grad_enabled:
+            return  # no node can be made now; the next use with grad on makes it
+        fresh = replay(base, record.steps)
+        view.grad_fn, view._output_nr, view.requires_grad = fresh.grad_fn, fresh._output_nr, True
+    record.version = view._counter.value
+
+
 class TensorBase:
     """What every `Tensor` is: ``data`` (the NumPy array), ``grad`` (the accumulated
     gradient, a Tensor or None), ``grad_fn`` (the node that made it; None for leaves),
     ``requires_grad``, and the engine's bookkeeping: which output of ``grad_fn`` it is, the
-    version counter it shares with its views, hooks, and its forward-mode tangent."""
+    version counter it shares with its views, hooks, its forward-mode tangent, and for a view
+    how it was made from its base (`ViewOf`)."""
 
     __slots__ = (
         "data",
@@ -54,6 +92,7 @@ class TensorBase:
         "_counter",
         "_hooks",
         "_tangent",
+        "_view",
         "__weakref__",
     )
     # NumPy defers to Tensor's reflected operators (ndarray + Tensor -> Tensor.__radd__).
@@ -68,6 +107,7 @@ class TensorBase:
         self._counter: VersionCounter | None = None
         self._hooks: list | None = None
         self._tangent = None
+        self._view: ViewOf | None = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -87,6 +127,7 @@ class TensorBase:
         t._counter = None
         t._hooks = None
         t._tangent = None
+        t._view = None
         return t
 
     # Array facts.
@@ -115,6 +156,22 @@ class TensorBase:
     def is_leaf(self) -> bool:
         """True for tensors made by the user rather than by an op on tensors that need grad."""
         return self.grad_fn is None
+
+    @property
+    def _base(self) -> TensorBase | None:
+        """The tensor whose memory this view shares, as PyTorch's ``_base``; None when this
+        tensor is not a view. A view of a view has the first one's base.
+
+        >>> import chainrule
+        >>> x = chainrule.zeros(2, 3)
+        >>> x[0]._base is x, x.T[1:]._base is x, x._base
+        (True, True, None)
+        """
+        return None if self._view is None else self._view.base
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another one's memory (PyTorch's ``_is_view``)."""
+        return self._view is not None
 
     @property
     def _version(self) -> int:

@@ -1,5 +1,6 @@
 """Indexing rows: basic indexing (a view), advanced indexing (a copy), their backwards,
-index_put (what ``x[index] = value`` writes) and gather.
+index_put (what ``x[index] = value`` writes), copy_slices (what an in-place op on a view
+writes into its base) and gather.
 
 An index is normalised to a tuple of ints, slices (step > 0), None, Ellipsis and int or bool
 arrays, then applied in PyTorch's order: the basic part first (a view), then the arrays on
@@ -17,6 +18,7 @@ from .. import xp
 from .._tensor import Tensor
 from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Loops, Op
+from ..tensor_base import replay
 from .dims import check_dim
 
 __all__ = ["gather"]
@@ -151,7 +153,28 @@ index_put_row = Op("index_put", _put, inputs=("x", "value"), jvp=LINEAR, kind="i
                    doc="A copy of x with value written at index.",
                    vjp=(lambda g, x_shape, index: g * _untouched(x_shape, index),
                         lambda g, index: _select(g, index)))
+# An in-place op on a view rewrites its base's history with this row (`chainrule.inplace`):
+# as index_put, but the region is wherever the view's rows reach (`replay`), PyTorch's CopySlices.
+copy_slices_row = Op("copy_slices", lambda base, value, steps: _copy_slices(base, value, steps),
+                     inputs=("base", "value"), jvp=LINEAR, kind="indexing",
+                     batch=Loops("in-place writes run per example"),
+                     doc="A copy of base with value written into the view that steps make.",
+                     vjp=(lambda g, steps: g * _outside(g.shape, steps),
+                          lambda g, steps: replay(g, steps)))
 # fmt: on
+
+
+def _copy_slices(base, value, steps: tuple):
+    out = base.copy()  # C order: every view row's replay on it is a view, so the write lands
+    replay(out, steps)[...] = value
+    return out
+
+
+def _outside(shape: tuple, steps: tuple) -> np.ndarray:
+    """True where the view that ``steps`` make does not reach (what keeps the base's gradient)."""
+    keep = np.ones(shape, dtype=bool)
+    replay(keep, steps)[...] = False
+    return keep
 
 
 def _index_item(item, op: str):
