@@ -506,3 +506,24 @@ def test_grad_outputs_may_be_a_tensor_or_a_sequence_for_one_output_as_in_pytorch
     x = chainrule.tensor(x_array, requires_grad=True)
     with pytest.raises(GraphError, match="grad: 2 gradients given for 1 outputs"):
         chainrule.autograd.grad(x * 2, [x], grad_outputs=[chainrule.ones(3), chainrule.ones(3)])
+
+
+def test_hooks_leaf_non_leaf_retain_grad_and_post_accumulate_as_in_pytorch(torch):
+    logs = []
+    for lib in (chainrule, torch):
+        log = []
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        x.register_hook(lambda g, log=log: log.append(("x", g.tolist())))
+        x.register_post_accumulate_grad_hook(
+            lambda t, log=log: log.append(("x.grad", t.grad.tolist()))
+        )
+        h = x * x
+        h.retain_grad()
+        h.register_hook(lambda g, log=log: g * 10)  # replaces h's gradient on its way down
+        (h * 3 + h).sum().backward()
+        log.append(("h.grad", h.grad.tolist()))
+        logs.append(log)
+    assert logs[0] == logs[1]
+    assert logs[0][0] == ("x", [80.0, 160.0])  # once, with the total: 10 * 4 * 2x
+    with pytest.raises(GraphError, match="non-leaf"):
+        (chainrule.tensor([1.0], requires_grad=True) * 2).register_post_accumulate_grad_hook(print)

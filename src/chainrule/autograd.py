@@ -27,6 +27,7 @@ from .graph import (
     set_grad_enabled,
     state,
 )
+from .tensor_base import AfterAccumulate
 
 #: What NumPy arithmetic returns: arrays, or scalars for 0-d results.
 ARRAY_TYPES = (np.ndarray, np.generic)
@@ -58,14 +59,17 @@ def node_order(starts: Sequence[Node]) -> list[Node]:
 
 def _deliver(sums: dict, create_graph: bool) -> None:
     """Each leaf's total gradient, ``sums[leaf] = [total, owned]``, through the leaf's hooks
-    (a returned tensor replaces it) into its ``.grad``: once per backward pass, as PyTorch's
-    AccumulateGrad does. ``owned``: the total is an array the pass made itself."""
+    (a returned tensor replaces it) into its ``.grad``, then to its post-accumulate hooks:
+    once per backward pass, as PyTorch's AccumulateGrad does. ``owned``: the total is an
+    array the pass made itself."""
     for leaf, (total, owned) in sums.items():
-        if leaf._hooks:
-            for hook in leaf._hooks:
-                result = hook(_as_tensor(total))
-                if result is not None:
-                    total, owned = (result if create_graph else result.data), False
+        hooks = leaf._hooks
+        if hooks:
+            for hook in hooks:
+                if type(hook) is not AfterAccumulate:
+                    result = hook(_as_tensor(total))
+                    if result is not None:
+                        total, owned = (result if create_graph else result.data), False
         grad = leaf.grad
         if create_graph:
             leaf.grad = _as_tensor(total) if grad is None else grad + total
@@ -75,6 +79,10 @@ def _deliver(sums: dict, create_graph: bool) -> None:
             leaf.grad = Tensor._make(total if owned else np.array(total))
         else:
             leaf.grad = Tensor._make(np.asarray(grad.data + total))
+        if hooks:
+            for hook in hooks:
+                if type(hook) is AfterAccumulate:
+                    hook.fn(leaf)
 
 
 def run_backward(

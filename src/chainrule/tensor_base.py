@@ -76,6 +76,16 @@ def current_view(view: TensorBase) -> None:
     record.version = view._counter.value
 
 
+class AfterAccumulate:
+    """A leaf's hook that runs after its ``.grad`` is updated, in the leaf's hook list beside
+    those that run before (`TensorBase.register_post_accumulate_grad_hook`)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+
 class TensorBase:
     """What every `Tensor` is: ``data`` (the NumPy array), ``grad`` (the accumulated
     gradient, a Tensor or None), ``grad_fn`` (the node that made it; None for leaves),
@@ -302,6 +312,32 @@ class TensorBase:
         if node.retained is None:
             node.retained = {}
         node.retained[self._output_nr] = weakref.ref(self)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(tensor)`` on this leaf once per backward, after its gradient has been
+        added into ``.grad`` (PyTorch's hook for optimizers that step each parameter as soon
+        as its gradient is ready). Returns a handle whose ``remove()`` unregisters it.
+
+        >>> import chainrule
+        >>> w = chainrule.tensor([1.0, 2.0], requires_grad=True)
+        >>> _ = w.register_post_accumulate_grad_hook(lambda t: print(t.grad))
+        >>> (w * 3).sum().backward()
+        tensor([3., 3.])
+        """
+        if not self.requires_grad:
+            raise GraphError(
+                "register_post_accumulate_grad_hook: this tensor does not require grad"
+            )
+        if self.grad_fn is not None:
+            raise GraphError(
+                "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                "registered on non-leaf tensors (use register_hook)"
+            )
+        if self._hooks is None:
+            self._hooks = []
+        entry = AfterAccumulate(hook)
+        self._hooks.append(entry)
+        return RemovableHandle(self._hooks, entry)
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned Tensor
