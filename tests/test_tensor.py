@@ -158,3 +158,20 @@ def test_arange_refuses_a_zero_step_and_one_leading_away_from_the_end():
         chainrule.arange(0, 5, -1)
     assert chainrule.arange(5, 0, -2).tolist() == [5, 3, 1]
     assert chainrule.arange(2, 2).tolist() == []
+
+
+def test_assigning_a_wrong_grad_is_refused_where_it_happens(torch):
+    w = chainrule.zeros(2, 3, requires_grad=True)
+    with pytest.raises(ShapeError, match=r"grad: assigned grad has shape \(3,\)") as info:
+        w.grad = chainrule.zeros(3)
+    assert isinstance(info.value, RuntimeError)  # what PyTorch raises for this
+    with pytest.raises(RuntimeError):
+        torch.zeros(2, 3, requires_grad=True).grad = torch.zeros(3)
+    with pytest.raises(DTypeError, match="assigned grad has dtype int64"):
+        w.grad = chainrule.zeros(2, 3, dtype=chainrule.int64)
+    with pytest.raises(DTypeError, match="expected to be a Tensor or None, got list"):
+        w.grad = [[0.0] * 3] * 2
+    w.grad = chainrule.ones(2, 3)
+    assert w.grad.sum().item() == 6.0
+    w.grad = None
+    assert w.grad is None

@@ -70,15 +70,15 @@ def _deliver(sums: dict, create_graph: bool) -> None:
                     result = hook(_as_tensor(total))
                     if result is not None:
                         total, owned = (result if create_graph else result.data), False
-        grad = leaf.grad
+        grad = leaf._grad  # the slot itself: these sums have the leaf's shape and dtype
         if create_graph:
-            leaf.grad = _as_tensor(total) if grad is None else grad + total
+            leaf._grad = _as_tensor(total) if grad is None else grad + total
         elif grad is None:
             # A copy unless the pass made the sum: g may be shared with other leaves or be a
             # read-only broadcast view.
-            leaf.grad = Tensor._make(total if owned else np.array(total))
+            leaf._grad = Tensor._make(total if owned else np.array(total))
         else:
-            leaf.grad = Tensor._make(np.asarray(grad.data + total))
+            leaf._grad = Tensor._make(np.asarray(grad.data + total))
         if hooks:
             for hook in hooks:
                 if type(hook) is AfterAccumulate:
@@ -223,7 +223,7 @@ def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
         ref = (node.retained or {}).get(i)
         tensor = ref() if ref is not None else None
         if tensor is not None:
-            tensor.grad = _as_tensor(g) if tensor.grad is None else tensor.grad + _as_tensor(g)
+            tensor._grad = _as_tensor(g) if tensor._grad is None else tensor._grad + _as_tensor(g)
 
 
 def _fit(g, shape: tuple, dtype, sender: Node | None):

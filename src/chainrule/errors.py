@@ -1,7 +1,8 @@
 """Exception classes for chainrule and small helpers that format values in messages.
 
 Each error also inherits the builtin exception a user would catch, so ``except ValueError``
-keeps working. Messages start with the op name, then say what is wrong and how to fix it.
+keeps working; a shape error is also a RuntimeError, the class PyTorch raises for one.
+Messages start with the op name, then say what is wrong and how to fix it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ class ChainruleError(Exception):
     """Base class of every error chainrule raises on purpose."""
 
 
-class ShapeError(ChainruleError, ValueError):
-    """Shapes of the operands do not fit the op (matmul, broadcasting, cat, reshape...)."""
+class ShapeError(ChainruleError, ValueError, RuntimeError):
+    """Shapes of the operands do not fit the op (matmul, broadcasting, cat, reshape...).
+
+    A ValueError in Python's terms and a RuntimeError in PyTorch's (``except RuntimeError``
+    around a PyTorch program's shape mistakes keeps working)."""
 
 
 class DomainError(ChainruleError, ValueError):

@@ -118,7 +118,7 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     # The result, as `Tensor._make` would make it.
     result = _new(Tensor)
     result.data = out
-    result.grad = result._hooks = result._tangent = None
+    result._grad = result._hooks = result._tangent = None
     result.grad_fn = node
     result.requires_grad = node is not None
     result._output_nr = 0

@@ -95,7 +95,7 @@ class TensorBase:
 
     __slots__ = (
         "data",
-        "grad",
+        "_grad",
         "requires_grad",
         "grad_fn",
         "_output_nr",
@@ -110,7 +110,7 @@ class TensorBase:
 
     def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
         self.data = _to_array(data, as_dtype(dtype))
-        self.grad = None
+        self._grad = None
         self.requires_grad = False
         self.grad_fn = None
         self._output_nr = 0
@@ -130,7 +130,7 @@ class TensorBase:
         """
         t = cls.__new__(cls)
         t.data = array
-        t.grad = None
+        t._grad = None
         t.requires_grad = grad_fn is not None
         t.grad_fn = grad_fn
         t._output_nr = output_nr
@@ -161,6 +161,33 @@ class TensorBase:
     def device(self) -> str:
         """Where the data lives: always "cpu" for NumPy arrays."""
         return "cpu"
+
+    @property
+    def grad(self) -> TensorBase | None:
+        """The gradient backward accumulated here (leaves, and tensors that `retain_grad`),
+        or None. Assigning checks what PyTorch checks: a Tensor (or None) of this tensor's
+        shape and dtype, so a wrong gradient fails where it is set, not in the optimizer."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: TensorBase | None) -> None:
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise DTypeError(
+                    f"grad: assigned grad expected to be a Tensor or None, got "
+                    f"{type(value).__name__}"
+                )
+            if value.shape != self.shape:
+                raise ShapeError(
+                    f"grad: assigned grad has shape {fmt_shape(value.shape)} but the tensor has "
+                    f"shape {fmt_shape(self.shape)}"
+                )
+            if value.dtype != self.dtype:
+                raise DTypeError(
+                    f"grad: assigned grad has dtype {fmt_dtype(value.dtype)} but the tensor has "
+                    f"dtype {fmt_dtype(self.dtype)}"
+                )
+        self._grad = value
 
     @property
     def is_leaf(self) -> bool:

@@ -107,7 +107,7 @@ class BatchTracer(Tensor):
         t = cls.__new__(cls)
         t.inner, t.level = inner, level
         t.data = ShapeOnly(inner.shape[1:], inner.dtype, level)
-        t.grad, t._output_nr, t._hooks, t._tangent, t._view = None, 0, None, None, None
+        t._grad, t._output_nr, t._hooks, t._tangent, t._view = None, 0, None, None, None
         t._version_counter = inner._version_counter
         return t
 
