@@ -655,7 +655,7 @@ def test_optimizer_state_of_the_wrong_shape_changes_nothing(tmp_path):
     path = tmp_path / "a.safetensors"
     other = Tiny(in_features=4)
     other_optimizer = optim.Adam(other.parameters(), lr=0.1)
-    train_input = chainrule.ones(1, 4)
+    train_input = chainrule.ones(1, 4, dtype=chainrule.float64)  # the weights' dtype
     (other(train_input) ** 2).sum().backward()
     other_optimizer.step()
     save(other_optimizer.state_dict(), path)

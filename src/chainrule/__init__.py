@@ -27,7 +27,14 @@ from .creation import (
     zeros_like,
 )
 from .dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
-from .errors import ChainruleError, DomainError, DTypeError, GraphError, ShapeError
+from .errors import (
+    ChainruleError,
+    DomainError,
+    DTypeError,
+    GraphError,
+    OutOfRangeError,
+    ShapeError,
+)
 from .function import Function
 from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_check
 from .io import SerializationError, load, save
@@ -42,7 +49,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LINEAR", "MLP", "ChainruleError", "DTypeError", "DomainError", "Dual", "Function",
-    "GraphError", "Layer", "Neuron", "Op", "Report", "ShapeError", "Tensor", "Value", "arange",
+    "GraphError", "Layer", "Neuron", "Op", "OutOfRangeError", "Report", "ShapeError", "Tensor",
+    "Value", "arange",
     "autograd", "bool_", "checkpoint", "checkpoint_sequential", "count_ops", "func",
     "gradgradcheck", "default_generator", "derivative", "detect_anomaly", "elementwise",
     "enable_grad", "eye", "float16", "float32", "float64", "forward_gradient", "from_numpy",

@@ -1,7 +1,8 @@
 """Exception classes for chainrule and small helpers that format values in messages.
 
 Each error also inherits the builtin exception a user would catch, so ``except ValueError``
-keeps working; a shape error is also a RuntimeError, the class PyTorch raises for one.
+keeps working, and also the class PyTorch raises for the same mistake (RuntimeError from its
+ops, IndexError for an index out of range), so a PyTorch program's ``except`` keeps working.
 Messages start with the op name, then say what is wrong and how to fix it.
 """
 
@@ -19,12 +20,17 @@ class ShapeError(ChainruleError, ValueError, RuntimeError):
     around a PyTorch program's shape mistakes keeps working)."""
 
 
-class DomainError(ChainruleError, ValueError):
+class DomainError(ChainruleError, ValueError, RuntimeError):
     """An input lies outside the op's domain (log of 0, sqrt of a negative number...)."""
 
 
-class DTypeError(ChainruleError, TypeError):
+class DTypeError(ChainruleError, TypeError, RuntimeError):
     """An operand has a type or dtype the op cannot take."""
+
+
+class OutOfRangeError(ChainruleError, IndexError, ValueError):
+    """An index, a dimension number or a class label lies outside its range (PyTorch raises
+    IndexError; a ValueError too, as chainrule's shape and domain errors are)."""
 
 
 class GraphError(ChainruleError, RuntimeError):

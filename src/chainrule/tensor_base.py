@@ -274,7 +274,7 @@ class TensorBase:
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"bool: a tensor of shape {fmt_shape(self.shape)} has no single truth value; "
                 "use .any() or .all()"
             )

@@ -57,7 +57,7 @@ def check_accumulation(rank: int) -> None:
 
 def check_unused_output(rank: int) -> None:
     ddp = dist.DistributedDataParallel(Net())
-    x = chainrule.ones(4, 3)
+    x = chainrule.ones(4, 3, dtype=chainrule.float64)  # the weights' dtype
     main, _ = ddp(x)
     main.sum().backward()
     try:

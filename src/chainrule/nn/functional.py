@@ -15,7 +15,14 @@ import numpy as np
 from .. import ops
 from .._tensor import Tensor
 from ..autograd import no_grad
-from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import (
+    DomainError,
+    DTypeError,
+    OutOfRangeError,
+    ShapeError,
+    fmt_dtype,
+    fmt_shape,
+)
 from ..ops.conv import conv1d, conv2d, fold, unfold
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..random import default_generator
@@ -251,7 +258,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     rows = np.shape(weight)[0]
     if index.size and (index.min() < 0 or index.max() >= rows):
         bad = int(index.min() if index.min() < 0 else index.max())
-        raise DomainError(
+        raise OutOfRangeError(
             f"embedding: index {bad} is out of range for a weight of shape "
             f"{fmt_shape(np.shape(weight))} (valid: 0 to {rows - 1})"
         )

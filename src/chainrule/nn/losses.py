@@ -9,7 +9,14 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
-from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import (
+    DomainError,
+    DTypeError,
+    OutOfRangeError,
+    ShapeError,
+    fmt_dtype,
+    fmt_shape,
+)
 from ._checks import (
     _array,
     _check_broadcast_target,
@@ -57,7 +64,7 @@ def _nll(
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= classes))
     if bad.any():
-        raise DomainError(
+        raise OutOfRangeError(
             f"{op}: target {int(t[bad].flat[0])} is out of range for {classes} classes "
             f"(0 to {classes - 1}, or ignore_index={ignore_index})"
         )

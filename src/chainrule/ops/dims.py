@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, OutOfRangeError, ShapeError
 
 
 def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
@@ -13,7 +13,7 @@ def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
         raise DTypeError(f"{op}: dim must be an int, got {dim!r}")
     bound = max(ndim + extra, 1)
     if not -bound <= dim < bound:
-        raise ShapeError(
+        raise OutOfRangeError(
             f"{op}: dim {dim} is out of range [{-bound}, {bound - 1}] for a tensor with "
             f"{ndim} dimensions"
         )

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
 from .dims import check_dim
@@ -235,7 +235,9 @@ def _check_in_range(item, shape: tuple, dim: int, op: str) -> None:
         low, high = np.min(item), np.max(item)
         if low < -size or high >= size:
             bad = int(high if high >= size else low)
-            raise IndexError(f"{op}: index {bad} is out of range for dim {dim} with size {size}")
+            raise OutOfRangeError(
+                f"{op}: index {bad} is out of range for dim {dim} with size {size}"
+            )
 
 
 def _normalize_index(shape: tuple, index, op: str = "getitem") -> tuple:
@@ -328,7 +330,7 @@ def gather(x, dim: int, index):
             )
     if index.size and (index.min() < 0 or index.max() >= shape[dim]):
         bad = int(index.min() if index.min() < 0 else index.max())
-        raise IndexError(
+        raise OutOfRangeError(
             f"gather: index {bad} is out of range for dim {dim} with size {shape[dim]}"
         )
     # An open grid: the index along dim, positions 0..m-1 along every other dim.

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..errors import ShapeError, fmt_shape
+from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import NeedsValues, Op, with_rank
 from .shape import reshape
 
@@ -123,6 +123,14 @@ def matmul(x, y):
     >>> (cr.ones(5, 2, 3) @ cr.ones(3, 4)).shape, (cr.ones(3) @ cr.ones(3, 4)).shape
     ((5, 2, 4), (4,))
     """
+    x_dtype, y_dtype = getattr(x, "dtype", None), getattr(y, "dtype", None)
+    if x_dtype != y_dtype and x_dtype is not None and y_dtype is not None:
+        # PyTorch's matmul takes one dtype: promoting would silently run a float32 model
+        # in float64 (or an integer product in floating point).
+        raise DTypeError(
+            f"matmul: operands have dtypes {fmt_dtype(x_dtype)} and {fmt_dtype(y_dtype)}; "
+            "both must have one dtype: convert one with .to(dtype)"
+        )
     x_shape, y_shape = _shape(x), _shape(y)
     if len(x_shape) == len(y_shape) == 2 and x_shape[1] == y_shape[0]:
         return matmul_row(x, y)  # the common case, checked in one line

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
+from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_shape
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
 
 __all__ = [
@@ -49,7 +49,9 @@ def normalize_dims(ndim: int, dim, op: str) -> tuple[int, ...]:
         if not isinstance(d, numbers.Integral):
             raise DTypeError(f"{op}: dim must be an int or a tuple of ints, got {d!r}")
         if not -size <= d < size:
-            raise ShapeError(f"{op}: dim {d} is out of range for a tensor with {ndim} dimensions")
+            raise OutOfRangeError(
+                f"{op}: dim {d} is out of range for a tensor with {ndim} dimensions"
+            )
         out.append(int(d) % size)
     if len(set(out)) != len(out):
         raise ShapeError(f"{op}: dim {dim} repeats a dimension")
