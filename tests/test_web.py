@@ -214,10 +214,13 @@ def connect(server):
 
 
 def call(server, method, path, body=None, headers=None, connection=None):
-    """(status, headers, decoded JSON or text) of one request."""
+    """(status, headers, decoded JSON or text) of one request; a state-changing one says its
+    body is JSON, as the page's requests do, unless ``headers`` says otherwise."""
     conn = connection or connect(server)
     if body is not None and not isinstance(body, (bytes, str)):
         body = json.dumps(body)
+    if method != "GET":
+        headers = {"Content-Type": "application/json", **(headers or {})}
     conn.request(method, path, body=body, headers=headers or {})
     response = conn.getresponse()
     raw = response.read()
@@ -347,6 +350,7 @@ def test_requests_addressed_to_another_host_name_are_refused(server):
 def test_post_without_content_length_is_refused(server):
     conn = connect(server)
     conn.putrequest("POST", "/api/graph")
+    conn.putheader("Content-Type", "application/json")
     conn.endheaders()
     response = conn.getresponse()
     assert response.status == 411

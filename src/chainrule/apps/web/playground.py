@@ -6,6 +6,7 @@ by the tensor engine, reported as a stream of events (loss, accuracy, decision b
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import threading
@@ -45,6 +46,14 @@ MAX_STEPS = 2000
 LR_RANGE = (1e-5, 10.0)
 MAX_DELAY_MS = 1000
 GRID_RANGE = (8, 80)
+#: The most work one run may do, in the units `work` counts: at most about 4 s of one core.
+MAX_WORK = 1_000_000_000
+#: What an activation costs per unit and row, relative to tanh (measured: gelu's erf is a
+#: rational approximation computed in NumPy, sigmoid's exp and division cost more than tanh).
+ACTIVATION_COST = {"tanh": 1, "relu": 1, "sigmoid": 4, "gelu": 14}
+#: The most time one run may spend pausing between events (``delay_ms`` each), so that a run,
+#: and the slot it holds, ends within about a minute.
+MAX_PAUSE_SECONDS = 60.0
 
 # The engine's grad mode is one switch for the whole process, and optimizer steps and the
 # boundary grid turn it off; one lock keeps concurrent runs from seeing each other's switch.
@@ -100,7 +109,7 @@ class TrainConfig:
             )
         defaults = cls()
         get = lambda name: request.get(name, getattr(defaults, name))
-        return cls(
+        config = cls(
             dataset=_choice(get("dataset"), "dataset", DATASETS),
             hidden=_hidden(get("hidden")),
             activation=_choice(get("activation"), "activation", ACTIVATIONS),
@@ -111,6 +120,57 @@ class TrainConfig:
             delay_ms=_integer(get("delay_ms"), "delay_ms", 0, MAX_DELAY_MS),
             grid=_integer(get("grid"), "grid", *GRID_RANGE),
             seed=_integer(get("seed"), "seed", 0, 2**31 - 1),
+        )
+        _check_size(config)
+        return config
+
+    @property
+    def events(self) -> int:
+        """How many step events the run sends: one every ``every`` steps, and the last."""
+        return -(-self.steps // self.every)
+
+
+def work(config: TrainConfig) -> int:
+    """The work a run does: rows through the network × its units × the activation's cost.
+
+    Each step sends every point forward and back (counted as 2 rows); each event also sends the
+    boundary grid and the points forward. The units are the hidden widths plus one output per
+    class; `ACTIVATION_COST` weighs them. A run may do at most `MAX_WORK`.
+
+    >>> work(TrainConfig(dataset="moons", hidden=(16, 16), steps=300, every=5, grid=40))
+    7752000
+    """
+    points, classes = dataset_size(config.dataset)
+    rows = 2 * config.steps * points + config.events * (config.grid**2 + points)
+    return rows * (sum(config.hidden) + classes) * ACTIVATION_COST[config.activation]
+
+
+@functools.cache
+def dataset_size(name: str) -> tuple[int, int]:
+    """(points, classes) of a data set."""
+    _, y = DATASETS[name]()
+    return len(y), int(y.numpy().max()) + 1
+
+
+def _check_size(config: TrainConfig) -> None:
+    size = work(config)
+    if size > MAX_WORK:
+        points, classes = dataset_size(config.dataset)
+        units = sum(config.hidden) + classes
+        cost = ACTIVATION_COST[config.activation]
+        raise PlaygroundError(
+            f"train: this run is {size:.3g} units of work; the limit is {MAX_WORK:.3g}. "
+            f"Work is (2 × {config.steps} steps × {points} points + {config.events} events × "
+            f"({config.grid}² grid + {points} points)) × {units} units × {cost} for "
+            f"{config.activation}: use fewer steps, fewer or narrower layers, a larger every, "
+            "a smaller grid or a cheaper activation"
+        )
+    pause = config.events * config.delay_ms / 1000
+    if pause > MAX_PAUSE_SECONDS:
+        raise PlaygroundError(
+            f"train: the pauses add up to {pause:g} s ({config.events} events × "
+            f"{config.delay_ms} ms); the limit is {MAX_PAUSE_SECONDS:g} s: use a shorter "
+            "delay_ms or a larger every"
         )
 
 
@@ -262,6 +322,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
 
 
 __all__ = [
-    "ACTIVATIONS", "DATASETS", "ENGINE_LOCK", "MLP", "OPTIMIZERS", "PlaygroundError",
-    "TrainConfig", "cross_entropy", "train",
+    "ACTIVATIONS", "ACTIVATION_COST", "DATASETS", "ENGINE_LOCK", "MAX_PAUSE_SECONDS", "MAX_WORK",
+    "MLP", "OPTIMIZERS", "PlaygroundError", "TrainConfig", "cross_entropy", "dataset_size",
+    "train", "work",
 ]  # fmt: skip

@@ -1,12 +1,14 @@
-"""The HTTP side of ``chainrule serve``: routes, request checks and the event stream, on the
-standard library's ThreadingHTTPServer. The work itself is in `graph`, `expression` and
-`playground`; the page is ``static/`` (one HTML file, plain JavaScript, no CDN).
+"""The HTTP side of ``chainrule serve``: routes, runs and the event stream, on the standard
+library's ThreadingHTTPServer. What a request must pass is in `checks`, how connections are
+bounded in `connections`; the work itself is in `graph`, `expression` and `playground`; the page
+is ``static/`` (one HTML file, plain JavaScript, no CDN).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import re
 import secrets
@@ -24,6 +26,25 @@ from urllib.parse import urlsplit
 
 from ...errors import ChainruleError
 from . import expression, playground
+from .checks import (
+    LOOPBACK_NAMES,
+    MAX_BODY,
+    STATE_CHANGING,
+    RequestError,
+    check_content_type,
+    check_host,
+    check_origin,
+    parse_json,
+    read_body,
+)
+from .connections import (
+    MAX_CONNECTIONS,
+    READ_SECONDS,
+    WRITE_SECONDS,
+    Connections,
+    DeadlineReader,
+    refuse,
+)
 from .graph import (
     SLIDER_RANGE,
     TEACHING_FUNCTION,
@@ -33,11 +54,9 @@ from .graph import (
     teaching_graph,
 )
 
-MAX_BODY = 16_384  # bytes in a request body
 MAX_RUNS = 4  # training runs waiting for or streaming events, over all clients
 PENDING_SECONDS = 60.0  # a run nobody starts streaming within this time is forgotten
 DEFAULT_VALUE = 1.0  # for expression variables the request gives no value
-LOOPBACK_NAMES = {"127.0.0.1", "localhost", "[::1]"}
 
 STATIC = {
     "index.html": "text/html; charset=utf-8",
@@ -52,15 +71,6 @@ _SECURITY_HEADERS = {
     ),
     "Referrer-Policy": "no-referrer",
 }
-
-
-class RequestError(ChainruleError, ValueError):
-    """A request the server refuses: the HTTP status and a message for the JSON reply."""
-
-    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None):
-        super().__init__(message)
-        self.status = status
-        self.headers = dict(headers or {})
 
 
 class Run:
@@ -121,18 +131,30 @@ class Runs:
         with self._lock:
             self._runs.pop(key, None)
 
+    def stop_all(self) -> None:
+        """Ask every run to stop, so that their streams end."""
+        with self._lock:
+            runs = list(self._runs.values())
+        for run in runs:
+            run.stop.set()
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._runs)
 
 
 class PlaygroundServer(ThreadingHTTPServer):
-    """The server: one thread per request, so a training stream never blocks the sliders.
+    """The server: one thread per connection, so a training stream never blocks the sliders,
+    and at most `MAX_CONNECTIONS` of them (see `connections`).
 
     ``use_graphviz`` None means: draw with Graphviz when its ``dot`` program is installed.
     """
 
     daemon_threads = True
+    block_on_close = False  # closing stops the runs; idle connections end with the process
+    # The default backlog of 5 drops new connections under a burst of clients, and the
+    # client retries only after a second; waiting connections cost no thread.
+    request_queue_size = 1024
 
     def __init__(
         self,
@@ -146,9 +168,39 @@ class PlaygroundServer(ThreadingHTTPServer):
         self.use_graphviz = has_dot() if use_graphviz is None else use_graphviz
         self.verbose = verbose
         self.runs = Runs()
+        self.connections = Connections(MAX_CONNECTIONS)
         # On loopback, answer only requests addressed to a loopback name, so that a web page
         # elsewhere cannot reach this server by pointing its own domain at 127.0.0.1.
         self.is_loopback = address[0] in LOOPBACK_NAMES | {"::1"}
+
+    def process_request(self, request, client_address) -> None:
+        """Start a thread for a new connection if there is room, else answer 503."""
+        if not self.connections.admit():
+            refuse(request, self.connections.limit)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connections.release(request)
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        """Serve one connection, then give back its slot."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.release(request)
+
+    def handle_error(self, request, client_address) -> None:
+        """Print a bug's traceback; a client that left, or stopped reading, is no bug."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+    def server_close(self) -> None:
+        """Stop listening and stop every run."""
+        super().server_close()
+        self.runs.stop_all()
 
     @property
     def url(self) -> str:
@@ -235,12 +287,21 @@ def _info(handler: Handler) -> dict:
             "width": playground.MAX_WIDTH,
             "steps": playground.MAX_STEPS,
             "lr": playground.LR_RANGE,
+            "work": playground.MAX_WORK,
+            "activation_cost": playground.ACTIVATION_COST,
+            "pause_seconds": playground.MAX_PAUSE_SECONDS,
+            "runs": MAX_RUNS,
+            "body": MAX_BODY,
+            "connections": MAX_CONNECTIONS,
+            "read_seconds": READ_SECONDS,
+            "write_seconds": WRITE_SECONDS,
         },
         "datasets": sorted(playground.DATASETS),
         "activations": list(playground.ACTIVATIONS),
         "optimizers": list(playground.OPTIMIZERS),
         "defaults": asdict(playground.TrainConfig()),
         "runs": len(handler.server.runs),
+        "connections": len(handler.server.connections),
     }
 
 
@@ -305,8 +366,8 @@ def _events(handler: Handler, key: str) -> None:
             data = json.dumps(event, allow_nan=False, separators=(",", ":"))
             handler.wfile.write(f"data: {data}\n\n".encode())
             handler.wfile.flush()
-    except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
-        run.stop.set()  # the page closed the stream: stop training
+    except (ConnectionError, TimeoutError):
+        run.stop.set()  # the page closed the stream, or stopped reading it: stop training
     except Exception as exc:  # a bug: the headers are sent, so report it as a last event
         traceback.print_exc(file=sys.stderr)
         error = json.dumps({"type": "error", "error": f"internal error: {exc!r}"})
@@ -317,8 +378,8 @@ def _events(handler: Handler, key: str) -> None:
 
 
 def _stop(handler: Handler, key: str) -> dict:
-    if handler.headers.get("Content-Length", "0") != "0":
-        handler.read_json()  # nothing to read in it, but a kept-alive connection needs it read
+    if handler.body:
+        handler.read_json()  # it needs nothing, but what is sent must still be a JSON object
     handler.server.runs.stop(key)
     return {"id": key, "stopping": True}
 
@@ -353,10 +414,6 @@ ROUTES: list[tuple[re.Pattern, dict[str, Callable]]] = [
 ]
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 class Handler(BaseHTTPRequestHandler):
     """Dispatches each request to a route; every refusal is a JSON ``{"error": message}``."""
 
@@ -364,6 +421,7 @@ class Handler(BaseHTTPRequestHandler):
     # Headers and body go out in two writes; with Nagle's algorithm the second waits for the
     # client's delayed ACK, adding about 40 ms to every reply.
     disable_nagle_algorithm = True
+    timeout = WRITE_SECONDS  # for the client to take a reply; reads keep their own deadline
     server_version = "chainrule"
     server: PlaygroundServer
 
@@ -382,70 +440,72 @@ class Handler(BaseHTTPRequestHandler):
     def do_PATCH(self) -> None:
         self._dispatch("PATCH")
 
+    def setup(self) -> None:
+        """Read the socket through a `DeadlineReader`."""
+        super().setup()
+        self.rfile.close()
+        self.reader = DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self.reader)
+
+    def handle_one_request(self) -> None:
+        """Wait at most `READ_SECONDS` for the next request, and let the server close this
+        connection to make room while it waits."""
+        self.reader.deadline = time.monotonic() + READ_SECONDS
+        self.server.connections.waiting(self.connection)
+        self.body = b""
+        super().handle_one_request()
+
     def _dispatch(self, method: str) -> None:
         path = urlsplit(self.path).path
         try:
-            self._check_host()
-            for pattern, methods in ROUTES:
-                match = pattern.fullmatch(path)
-                if match is None:
-                    continue
-                if method not in methods:
-                    allowed = ", ".join(methods)
-                    raise RequestError(
-                        HTTPStatus.METHOD_NOT_ALLOWED,
-                        f"{method} {path} is not allowed; use {allowed}",
-                        {"Allow": allowed},
-                    )
-                reply = methods[method](self, **match.groupdict())
-                if reply is not None:
-                    self.reply_json(HTTPStatus.OK, reply)
-                return
-            raise RequestError(HTTPStatus.NOT_FOUND, f"no page or API at {path[:100]!r}")
+            check_host(self.headers, self.server.is_loopback)
+            route, params = self._route(method, path)
+            if method in STATE_CHANGING:
+                check_origin(method, path, self.headers, self._origin())
+                check_content_type(method, path, self.headers)
+                self.body = read_body(self.headers, self.rfile, READ_SECONDS)
+            elif (
+                self.headers.get("Content-Length", "0") != "0"
+                or "Transfer-Encoding" in self.headers
+            ):
+                self.close_connection = True  # a body nobody reads: do not parse it as a request
+            self.server.connections.busy(self.connection)
+            reply = route(self, **params)
+            if reply is not None:
+                self.reply_json(HTTPStatus.OK, reply)
         except RequestError as exc:
             self.reply_error(exc.status, str(exc), exc.headers)
         except ChainruleError as exc:  # refused expressions, domain errors, bad training setups
             self.reply_error(HTTPStatus.BAD_REQUEST, str(exc))
-        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+        except (ConnectionError, TimeoutError):  # the client left, or stopped taking the reply
             self.close_connection = True
         except Exception as exc:  # a bug: say so, keep serving
             traceback.print_exc(file=sys.stderr)
             self.reply_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error: {exc!r}")
 
-    def _check_host(self) -> None:
+    def _route(self, method: str, path: str) -> tuple[Callable, dict[str, str]]:
+        for pattern, methods in ROUTES:
+            match = pattern.fullmatch(path)
+            if match is None:
+                continue
+            if method not in methods:
+                allowed = ", ".join(methods)
+                raise RequestError(
+                    HTTPStatus.METHOD_NOT_ALLOWED,
+                    f"{method} {path} is not allowed; use {allowed}",
+                    {"Allow": allowed},
+                )
+            return methods[method], match.groupdict()
+        raise RequestError(HTTPStatus.NOT_FOUND, f"no page or API at {path[:100]!r}")
+
+    def _origin(self) -> str:
+        """The origin this request was addressed to, such as ``http://127.0.0.1:8000``."""
         host = self.headers.get("Host")
-        if not self.server.is_loopback or host is None:
-            return
-        name = host[: host.find("]") + 1] if host.startswith("[") else host.split(":")[0]
-        if name.lower() not in LOOPBACK_NAMES:
-            raise RequestError(
-                HTTPStatus.MISDIRECTED_REQUEST,
-                f"this server answers only on 127.0.0.1 and localhost, not {host[:100]!r}",
-            )
+        return f"http://{host}" if host else self.server.url.rstrip("/")
 
     def read_json(self) -> dict:
         """The request body as a JSON object, or a RequestError saying what is wrong."""
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            raise RequestError(
-                HTTPStatus.LENGTH_REQUIRED, "send a JSON body with a Content-Length header"
-            )
-        if int(length) > MAX_BODY:
-            raise RequestError(
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                f"the body is {int(length)} bytes; the limit is {MAX_BODY}",
-            )
-        body = self.rfile.read(int(length))
-        try:
-            request = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise RequestError(HTTPStatus.BAD_REQUEST, f"malformed JSON: {exc}") from None
-        if not isinstance(request, dict):
-            raise RequestError(
-                HTTPStatus.BAD_REQUEST,
-                f"the body must be a JSON object, got {type(request).__name__}",
-            )
-        return request
+        return parse_json(self.body)
 
     def reply(
         self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None
