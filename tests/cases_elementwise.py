@@ -15,7 +15,7 @@ CASES = {
     "mul": Case(lambda x, y: x * y, pair),
     "mul[self]": Case(lambda x: x * x),
     "div": Case(lambda x, y: x / y, pair, (reals(), away_from_zero())),
-    "div[reflected]": Case(lambda x: 2 / x, domain=(away_from_zero(),)),
+    "reciprocal[number_over]": Case(lambda x: 2 / x, domain=(away_from_zero(),)),  # 2 * (1 / x)
     "pow": Case(lambda x, y: x**y, pair, (positive(), reals())),
     "pow[scalar]": Case(lambda x: x**3),
     "pow[base]": Case(lambda x: 2**x),
@@ -26,6 +26,7 @@ CASES = {
     "expm1": Case(lambda x: x.expm1()),
     "sqrt": Case(lambda x: x.sqrt(), domain=(positive(),)),
     "rsqrt": Case(lambda x: x.rsqrt(), domain=(positive(),)),
+    "reciprocal": Case(lambda x: x.reciprocal(), domain=(positive(),)),
     "sin": Case(lambda x: x.sin()),
     "cos": Case(lambda x: x.cos()),
     "tan": Case(lambda x: x.tan(), domain=(reals(-1.2, 1.2),)),

@@ -50,9 +50,9 @@ def apply_op(op: Op, *args, **params) -> Tensor:
             if view is not None and view.version != arg._counter.value:
                 current_view(arg)  # its memory changed in place: its history follows the base's
             arrays.append(arg.data)
-            if arg.requires_grad:
+            if arg._requires_grad:
                 # `edge_of(arg)`, inlined: it runs for every input of every op.
-                node = arg.grad_fn
+                node = arg._grad_fn
                 edges.append(arg if node is None else (node, arg._output_nr))
                 needs_grad |= bit
                 bit <<= 1
@@ -119,8 +119,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     result = _new(Tensor)
     result.data = out
     result._grad = result._hooks = result._tangent = None
-    result.grad_fn = node
-    result.requires_grad = node is not None
+    result._grad_fn = node
+    result._requires_grad = node is not None
     result._output_nr = 0
     result._counter = counter
     result._view = view
@@ -297,8 +297,8 @@ class Function(Node):
                 a for a in args if isinstance(a, Tensor) and any(a.data is s for s in saved)
             ) + tuple(r._version_counter for r in results if any(r.data is s for s in saved))
             for i, result in enumerate(results):
-                result.requires_grad = True
-                result.grad_fn = node
+                result._requires_grad = True
+                result._grad_fn = node
                 result._output_nr = i
         return tuple(results) if is_tuple else results[0]
 

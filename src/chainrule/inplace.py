@@ -69,13 +69,13 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
         rewritten = indexing.copy_slices_row(base, result, steps=view.steps)
         np.copyto(base.data, rewritten.data, casting="same_kind")
         base._version_counter.bump(name)
-        base.grad_fn, base._output_nr, base.requires_grad = rewritten.grad_fn, 0, True
+        base._grad_fn, base._output_nr, base._requires_grad = rewritten._grad_fn, 0, True
     else:
         np.copyto(tensor.data, result.data, casting="same_kind")
         tensor._version_counter.bump(name)
         if node is not None:
-            tensor.grad_fn, tensor._output_nr = node, result._output_nr
-            tensor.requires_grad = True
+            tensor._grad_fn, tensor._output_nr = node, result._output_nr
+            tensor._requires_grad = True
     if state.forward_ad:
         if base is not None:
             _write_tangent(base, view.steps, result._tangent)

@@ -72,7 +72,7 @@ def current_view(view: TensorBase) -> None:
         if not state.grad_enabled:
             return  # no node can be made now; the next use with grad on makes it
         fresh = replay(base, record.steps)
-        view.grad_fn, view._output_nr, view.requires_grad = fresh.grad_fn, fresh._output_nr, True
+        view._grad_fn, view._output_nr, view._requires_grad = fresh._grad_fn, fresh._output_nr, True
     record.version = view._counter.value
 
 
@@ -96,8 +96,8 @@ class TensorBase:
     __slots__ = (
         "data",
         "_grad",
-        "requires_grad",
-        "grad_fn",
+        "_requires_grad",
+        "_grad_fn",
         "_output_nr",
         "_counter",
         "_hooks",
@@ -111,8 +111,8 @@ class TensorBase:
     def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
         self.data = _to_array(data, as_dtype(dtype))
         self._grad = None
-        self.requires_grad = False
-        self.grad_fn = None
+        self._requires_grad = False
+        self._grad_fn = None
         self._output_nr = 0
         self._counter: VersionCounter | None = None
         self._hooks: list | None = None
@@ -131,8 +131,8 @@ class TensorBase:
         t = cls.__new__(cls)
         t.data = array
         t._grad = None
-        t.requires_grad = grad_fn is not None
-        t.grad_fn = grad_fn
+        t._requires_grad = grad_fn is not None
+        t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._counter = None
         t._hooks = None
@@ -188,6 +188,29 @@ class TensorBase:
                     f"dtype {fmt_dtype(self.dtype)}"
                 )
         self._grad = value
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves). A view whose memory changed in
+        place since its history was last made takes its base's new history first, as
+        PyTorch regenerates a view's ``grad_fn`` on access."""
+        view = self._view
+        if view is not None and view.version != self._counter.value:
+            current_view(self)
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients flow to this tensor (brought up to date for a view, as
+        ``grad_fn``). Setting it is `requires_grad_`: leaves of a floating-point dtype only."""
+        view = self._view
+        if view is not None and view.version != self._counter.value:
+            current_view(self)
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
 
     @property
     def is_leaf(self) -> bool:
@@ -322,7 +345,7 @@ class TensorBase:
             raise GraphError(
                 "requires_grad: a non-leaf tensor cannot stop requiring grad; use .detach()"
             )
-        self.requires_grad = bool(requires_grad)
+        self._requires_grad = bool(requires_grad)
         return self
 
     def detach(self) -> TensorBase:

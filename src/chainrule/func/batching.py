@@ -121,6 +121,10 @@ class BatchTracer(Tensor):
         """The node that made the batched tensor underneath."""
         return self.inner.grad_fn
 
+    # The engine reads the slots behind those two; a tracer has none of its own.
+    _requires_grad = requires_grad
+    _grad_fn = grad_fn
+
     def requires_grad_(self, requires_grad: bool = True) -> BatchTracer:
         """Set requires_grad on the batched tensor underneath."""
         self.inner.requires_grad_(requires_grad)

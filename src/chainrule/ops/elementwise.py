@@ -15,7 +15,8 @@ from ..op import LINEAR, Loops, Op, comparison, elementwise
 __all__ = [
     "abs", "add", "cast", "clamp", "clip", "clone", "cos", "cosh", "div", "eq", "erf", "exp",
     "expm1", "ge", "gelu", "gt", "le", "leaky_relu", "log", "log1p", "logical_and",
-    "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "relu",
+    "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
+    "reciprocal", "relu",
     "rsqrt", "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "sub", "tan", "tanh",
     "where",
 ]  # fmt: skip
@@ -25,7 +26,9 @@ add = elementwise("add", np.add, 1, 1,
                   doc="x + y, broadcasting; the gradient is summed back to each input's shape.")
 sub = elementwise("sub", np.subtract, 1, -1, doc="x - y, broadcasting.")
 mul = elementwise("mul", np.multiply, "y", "x", doc="x * y, broadcasting.")
-div = elementwise("div", np.divide, lambda y: 1 / y, lambda y, out: -out / y,
+# d(x/y)/dy from x and y, not from the output: as PyTorch saves them, so an in-place change to
+# the quotient leaves backward free and one to x is refused (when y needs a gradient).
+div = elementwise("div", np.divide, lambda y: 1 / y, lambda x, y: -x / (y * y),
                   doc="x / y, true division, broadcasting.")
 # d(x**y)/dy = out * log(x), taken as 0 where x == 0 (as PyTorch does).
 pow = elementwise("pow", np.power, lambda x, y: y * x ** (y - 1),
@@ -41,6 +44,9 @@ expm1 = elementwise("expm1", np.expm1, lambda out: out + 1,
                     method=True, doc="exp(x) - 1, accurate for small x.")
 sqrt = elementwise("sqrt", np.sqrt, lambda out: 0.5 / out,
                    method=True, doc="Square root, elementwise.")
+# 1 / x as its own row, so that c / x saves only its output, as PyTorch's reciprocal does.
+reciprocal = elementwise("reciprocal", lambda x: 1 / x, lambda out: -out * out,
+                         method=True, doc="1 / x, elementwise (true division).")
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), lambda out: -0.5 * out * out * out,
                     method=True, doc="1 / sqrt(x), elementwise.")
 sin = elementwise("sin", np.sin, lambda x: xp.cos(x), method=True, doc="Sine, elementwise.")
@@ -57,7 +63,9 @@ tanh = elementwise("tanh", np.tanh, lambda out: 1 - out * out,
                    method=True, doc="Hyperbolic tangent, elementwise.")
 sigmoid = elementwise("sigmoid", xp.sigmoid, lambda out: out * (1 - out),
                       method=True, doc="1 / (1 + exp(-x)), elementwise, finite for large |x|.")
-relu = elementwise("relu", lambda x: np.maximum(x, 0), lambda x: x > 0,
+# The derivative from the output (out > 0 exactly where x > 0), as PyTorch saves it: an
+# in-place change to x afterwards leaves backward free, one to the output is refused.
+relu = elementwise("relu", lambda x: np.maximum(x, 0), lambda out: out > 0,
                    method=True, doc="max(x, 0); derivative 0 at 0, as in PyTorch.")
 # log(1 + exp(x)) as logaddexp(0, x): finite at ±1000; a row because composing it is not.
 softplus = elementwise("softplus", lambda x: np.logaddexp(0, x), lambda x: xp.sigmoid(x),

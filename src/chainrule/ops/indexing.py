@@ -195,6 +195,8 @@ def _index_item(item, op: str):
         return int(item)
     if isinstance(item, Tensor):
         item = item.data
+        if item.ndim == 0 and item.dtype.kind in "iu":
+            return int(item)  # a 0-d integer tensor indexes as an int (a view), as in PyTorch
     if isinstance(item, (list, tuple)):
         item = np.asarray([i.data if isinstance(i, Tensor) else i for i in item])
         if item.size == 0:

@@ -143,7 +143,11 @@ def matmul(x, y):
         x = reshape(x, (1, *x_shape))
     if len(y_shape) == 1:
         y = reshape(y, (*y_shape, 1))
-    return reshape(matmul_row(x, y), out_shape)
+    out = reshape(matmul_row(x, y), out_shape)
+    # A view of a product no one else holds is no view for the user (PyTorch's is not
+    # either): an in-place change to it then rewrites its own history, not a hidden base's.
+    out._view = None
+    return out
 
 
 def _vectors(op: str, x, y) -> tuple[tuple, tuple]:

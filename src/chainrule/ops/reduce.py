@@ -477,7 +477,9 @@ def _select(row: Op, find: Callable, x, dim, keepdim: bool, op: str) -> ValuesIn
     values = row(x, dim=dims, keepdim=keepdim, indices=indices)
     if not keepdim and dims:
         indices = np.squeeze(indices, axis=dims)
-    return ValuesIndices(values, Tensor._make(indices))
+    # A copy: the row keeps ``indices`` for backward, and the caller may change what we return
+    # in place (index arrays are copied where they are kept, see indexing._index_item).
+    return ValuesIndices(values, Tensor._make(indices.copy()))
 
 
 def max(x, dim=None, keepdim: bool = False):

@@ -535,6 +535,9 @@ class Handler(BaseHTTPRequestHandler):
     ) -> None:
         """Send ``{"error": message, "status": status}`` and close the connection (the body
         of a refused request may be unread)."""
+        # Answering now, so no longer a connection that may be closed to make room (an
+        # unreadable request line is refused before `_dispatch` marks it busy).
+        self.server.connections.busy(self.connection)
         self.close_connection = True
         headers = {**(headers or {}), "Connection": "close"}
         self.reply_json(status, {"error": message, "status": int(status)}, headers)
