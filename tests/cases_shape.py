@@ -165,6 +165,12 @@ CASES = {
     "split": Case(lambda x: x.split(2, 0), one(1, 3)),
     "split[sections]": Case(lambda x: x.split([1, 2], -1), fixed((2, 3))),
     "chunk": Case(lambda x: x.chunk(2, -1), one(1, 3)),
+    "narrow": Case(lambda x: x.narrow(-1, 1, 2), fixed((2, 3))),
+    "select": Case(lambda x: x.select(1, -1), fixed((2, 3, 2))),
+    "unbind": Case(lambda x: x.unbind(1), fixed((2, 3))),
+    "movedim": Case(lambda x: x.movedim((0, 1), (2, 0)), fixed((2, 3, 2))),
+    "swapaxes": Case(lambda x: x.swapaxes(0, -1), fixed((2, 3, 2))),
+    "t": Case(lambda x: x.t(), one(1, 2)),
     "pad": Case(
         lambda x: chainrule.pad(x, (1, 2)), one(1, 3), torch_fn=lambda x: TF.pad(x, (1, 2))
     ),  # fmt: skip

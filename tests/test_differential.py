@@ -83,7 +83,7 @@ KNOWN_DIFFERENCES = {
     ),
     "logsumexp_without_dim": (
         "x.logsumexp() with no dim reduces every dimension, like sum(); PyTorch's logsumexp "
-        "requires dim (TypeError). The same as x.reshape(-1).logsumexp(0)."
+        "requires dim (TypeError). The same as x.logsumexp(tuple(range(x.ndim)))."
     ),
     "keepdim_without_dim": (
         "x.sum(keepdim=True), mean, prod, max and min with keepdim but no dim reduce "
@@ -118,8 +118,8 @@ KNOWN_DIFFERENCES = {
         "destination dtypes match)."
     ),
     "split_outputs_are_plain_views": (
-        "The pieces of split() and chunk() are views like any other: an in-place op on one "
-        "(or on a view of one), or on their base before they are used again, rewrites the "
+        "The pieces of split(), chunk() and unbind() are views like any other: an in-place op "
+        "on one (or on a view of one), or on their base before they are used again, rewrites the "
         "history as for x[0:2]. PyTorch refuses both (RuntimeError: Output 0 of Split is a "
         "view ... This view is the output of a function that returns multiple views); "
         "narrow() gives it the same pieces as plain views."
@@ -929,7 +929,11 @@ class Builder:
             code = f"{out} = {x.name}.logsumexp()"
             if x.dtype == "int64":
                 return False
-            torch_code = f"{out} = {x.name}.reshape(-1).logsumexp(0)"
+            # Every dim by name: PyTorch then saves x itself, as chainrule does (a reshape of
+            # a strided x would save a copy, which an in-place change to x cannot reach).
+            dims = tuple(range(len(x.shape))) or 0
+            flat = "" if x.shape else ".reshape(-1)"
+            torch_code = f"{out} = {x.name}{flat}.logsumexp({dims})"
         else:
             code = f"{out} = {x.name}.{op}()"
             if op == "mean" and x.dtype == "int64":
@@ -969,12 +973,15 @@ class Builder:
             dtype, known = "float64", "float_reductions_of_ints"
             torch_code = f"{out} = {self.cast_text(x, 'float64')}.{op}({dim})"
         self.emit(code, out, torch_code, known)
-        self.define(out, x.shape, dtype, interval, x.grad and _kind(dtype) == 2, like=[x])
+        var = self.define(out, x.shape, dtype, interval, x.grad and _kind(dtype) == 2, like=[x])
+        var.distinct = False  # its logsumexp is 0 and its sum 1 up to rounding: near-ties
         return True
 
     def extreme(self) -> bool:
-        """values, indices = x.max(dim) (or min), or argmax/argmin."""
-        x = self.pick(lambda v: v.dtype != "bool") or self.add_input()
+        """values, indices = x.max(dim) (or min), or argmax/argmin, of an input or of values
+        with no near-ties (which rounding could order differently in the two libraries)."""
+        x = self.pick(lambda v: v.dtype != "bool" and (v.distinct or v.name.startswith("x")))
+        x = x or self.add_input()
         ndim = len(x.shape)
         dim = int(self.rng.integers(-ndim, ndim)) if ndim else 0
         keepdim = self.chance(0.3)

@@ -81,10 +81,38 @@ def _view_of_view_chain(x, w):
     return y * y
 
 
+def _narrow_select_unbind(x, w):
+    y = x * 1
+    y.narrow(1, 1, 2).mul_(w[1:])
+    y.select(0, 1).add_(w)
+    # PyTorch refuses in-place ops on unbind's pieces (differences.md): select is its spelling
+    first = y.unbind(0)[0] if isinstance(y, chainrule.Tensor) else y.select(0, 0)
+    first.mul_(3)
+    return y * y
+
+
+def _movedim_swapaxes_t(x, w):
+    y = x * 1
+    y.movedim(0, 1)[2].mul_(w[:2])
+    y.swapaxes(0, 1)[0].add_(w[1:])
+    y.t()[1].mul_(5)
+    return y * y
+
+
+def _chunks(x, w):  # PyTorch refuses in-place on split's pieces: narrow is its spelling
+    y = x * 1
+    a, b = (
+        y.chunk(2, 1) if isinstance(y, chainrule.Tensor) else (y.narrow(1, 0, 2), y.narrow(1, 2, 1))
+    )
+    a.mul_(w[:2])
+    b.add_(1)
+    return y * y
+
+
 PROGRAMS = [
     _slice_mul, _transposed, _squeezed, _view_then_index, _needs_old_value,
     _other_view_reads_after, _view_after_base_changes, _base_without_grad, _setitem_on_view,
-    _view_of_view_chain,
+    _view_of_view_chain, _narrow_select_unbind, _movedim_swapaxes_t, _chunks,
 ]  # fmt: skip
 
 

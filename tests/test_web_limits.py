@@ -396,7 +396,11 @@ def test_under_load_the_server_answers_and_gives_its_threads_back(tmp_path):
     assert peak[0] <= baseline + MAX_CONNECTIONS
     assert after == baseline
     for name, counts in results.items():  # every exchange ended as it should
-        assert set(counts) <= set(report["expected"][name]), (name, counts)
+        # A connection whose request the server has not read yet is one "waiting for its
+        # request" and may be closed to make room (connections.py): rare, never more.
+        unread = counts.get("closed", 0) if "closed" not in report["expected"][name] else 0
+        assert set(counts) - {"closed"} <= set(report["expected"][name]), (name, counts)
+        assert unread <= 0.01 * sum(counts.values()), (name, counts)
     for name in ["info", "graph", "expression", "page"]:  # valid requests were served
         assert results[name].get("200", 0) > 0.9 * sum(results[name].values()), name
     for name in ["idle", "slowloris"]:  # none outlived the read deadline

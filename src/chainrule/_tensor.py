@@ -436,6 +436,30 @@ class Tensor(TensorBase):
         """``chunks`` nearly equal pieces along ``dim``."""
         return ops.chunk(self, chunks, dim)
 
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """``length`` elements of ``dim`` from ``start``, a view."""
+        return ops.narrow(self, dim, start, length)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """The slice at ``index`` of ``dim``, without that dim, a view."""
+        return ops.select(self, dim, index)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """Every slice along ``dim``, without that dim, as views."""
+        return ops.unbind(self, dim)
+
+    def movedim(self, source, destination) -> Tensor:
+        """Dimensions moved from ``source`` to ``destination``, a view."""
+        return ops.movedim(self, source, destination)
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        """Swap two dimensions (``transpose``)."""
+        return ops.transpose(self, axis0, axis1)
+
+    def t(self) -> Tensor:
+        """A matrix transposed (at most 2 dims)."""
+        return ops.t(self)
+
     def gather(self, dim: int, index) -> Tensor:
         """Values picked along ``dim`` by an index tensor of the output's shape."""
         return ops.gather(self, dim, index)

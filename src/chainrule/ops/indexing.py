@@ -1,6 +1,6 @@
 """Indexing rows: basic indexing (a view), advanced indexing (a copy), their backwards,
 index_put (what ``x[index] = value`` writes), copy_slices (what an in-place op on a view
-writes into its base) and gather.
+writes into its base), gather, and the pieces of a dim as views (narrow, select, unbind).
 
 An index is normalised to a tuple of ints, slices (step > 0), None, Ellipsis and int or bool
 arrays, then applied in PyTorch's order: the basic part first (a view), then the arrays on
@@ -21,7 +21,7 @@ from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
 from .dims import check_dim
 
-__all__ = ["gather"]
+__all__ = ["gather", "narrow", "select", "unbind"]
 
 
 def _view(x, index: tuple):
@@ -343,3 +343,60 @@ def gather(x, dim: int, index):
         for d, m in enumerate(index.shape)
     )
     return index_row(x, index=grid)
+
+
+# Pieces along a dim, as views.
+
+
+def narrow(x, dim: int, start: int, length: int):
+    """Elements ``start`` .. ``start + length`` of dimension ``dim``, as a view (``start`` may
+    be negative).
+
+    >>> import chainrule as cr
+    >>> cr.arange(6).reshape(2, 3).narrow(1, 1, 2).tolist()
+    [[1, 2], [4, 5]]
+    """
+    shape = np.shape(x)
+    if not shape:
+        raise ShapeError("narrow: cannot narrow a zero-dimensional tensor")
+    dim = check_dim(dim, len(shape), "narrow")
+    n = shape[dim]
+    if not -n <= start <= n:
+        raise OutOfRangeError(f"narrow: start {start} is out of range for dim {dim} of size {n}")
+    start = start % n if start < 0 else start
+    if length < 0 or start + length > n:
+        raise ShapeError(f"narrow: start {start} + length {length} exceeds dim {dim} of size {n}")
+    return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
+
+
+def select(x, dim: int, index: int):
+    """The slice at ``index`` of dimension ``dim``, which goes away (``x[:, index]`` for
+    dim 1), as a view.
+
+    >>> import chainrule as cr
+    >>> cr.arange(6).reshape(2, 3).select(1, -1).tolist()
+    [2, 5]
+    """
+    shape = np.shape(x)
+    if not shape:
+        raise ShapeError("select: cannot select from a zero-dimensional tensor")
+    dim = check_dim(dim, len(shape), "select")
+    if not -shape[dim] <= index < shape[dim]:
+        raise OutOfRangeError(
+            f"select: index {index} is out of range for dim {dim} of size {shape[dim]}"
+        )
+    return getitem(x, (slice(None),) * dim + (int(index),))
+
+
+def unbind(x, dim: int = 0) -> tuple:
+    """The slices along ``dim``, each without that dim, as views (``tuple(x)`` for dim 0).
+
+    >>> import chainrule as cr
+    >>> [t.tolist() for t in cr.arange(4).reshape(2, 2).unbind(1)]
+    [[0, 2], [1, 3]]
+    """
+    shape = np.shape(x)
+    if not shape:
+        raise ShapeError("unbind: cannot unbind a zero-dimensional tensor")
+    dim = check_dim(dim, len(shape), "unbind")
+    return tuple(select(x, dim, i) for i in range(shape[dim]))

@@ -22,8 +22,9 @@ from .dims import check_dim, check_dims, check_sizes
 from .indexing import getitem, getitem_row, index_row
 
 __all__ = [
-    "broadcast_to", "cat", "chunk", "expand", "flatten", "flip", "pad", "permute", "repeat",
-    "reshape", "roll", "split", "squeeze", "stack", "tile", "transpose", "unflatten", "unsqueeze",
+    "broadcast_to", "cat", "chunk", "expand", "flatten", "flip", "movedim", "pad", "permute",
+    "repeat", "reshape", "roll", "split", "squeeze", "stack", "swapaxes", "t", "tile",
+    "transpose", "unflatten", "unsqueeze",
 ]  # fmt: skip
 
 
@@ -297,6 +298,50 @@ def transpose(x, dim0: int, dim1: int):
     if ndim:
         dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
     return permute_row(x, dims=tuple(dims))
+
+
+def swapaxes(x, axis0: int, axis1: int):
+    """`transpose` under NumPy's name (PyTorch has both)."""
+    return transpose(x, axis0, axis1)
+
+
+def t(x):
+    """A matrix transposed; a tensor of fewer than 2 dims as it is (a view), as PyTorch's ``t``.
+
+    >>> import chainrule as cr
+    >>> cr.zeros(2, 3).t().shape, cr.zeros(3).t().shape
+    ((3, 2), (3,))
+    """
+    ndim = np.ndim(x)
+    if ndim > 2:
+        raise ShapeError(
+            f"t: expects a tensor of at most 2 dims, got shape {fmt_shape(np.shape(x))}"
+        )
+    return permute_row(x, dims=tuple(range(ndim - 1, -1, -1)))
+
+
+def movedim(x, source, destination):
+    """Dimensions ``source`` (an int or a sequence) moved to positions ``destination``, the
+    others keeping their order, as a view.
+
+    >>> import chainrule as cr
+    >>> cr.zeros(2, 3, 4).movedim(0, -1).shape, cr.zeros(2, 3, 4).movedim((0, 1), (2, 0)).shape
+    ((3, 4, 2), (3, 4, 2))
+    """
+    ndim = np.ndim(x)
+    single = isinstance(source, numbers.Integral)
+    source = (source,) if single else tuple(source)
+    destination = (destination,) if isinstance(destination, numbers.Integral) else tuple(
+        destination)  # fmt: skip
+    if len(source) != len(destination):
+        raise ShapeError(f"movedim: {len(source)} source dims but {len(destination)} destinations")
+    source = [check_dim(d, ndim, "movedim") for d in source]
+    destination = [check_dim(d, ndim, "movedim") for d in destination]
+    if len(set(source)) < len(source) or len(set(destination)) < len(destination):
+        raise ShapeError(f"movedim: repeated dims in {source} or {destination}")
+    rest = iter(d for d in range(ndim) if d not in source)
+    placed = dict(zip(destination, source))
+    return permute_row(x, dims=tuple(placed[i] if i in placed else next(rest) for i in range(ndim)))
 
 
 def expand(x, shape):
