@@ -328,3 +328,52 @@ def test_the_scalar_engine_lives_in_chainrule_scalar_and_its_old_paths_still_imp
     assert topological_order is scalar.value.topological_order
     for old, new in [("value", "value"), ("dual", "dual"), ("rules", "rules"), ("scalar_nn", "nn")]:
         assert importlib.import_module(f"chainrule.{old}") is getattr(scalar, new)
+
+
+def _text_style_sigmoid(v):
+    """A new op written as the teaching texts write one: children, op name, closure."""
+    out = Value(1 / (1 + math.exp(-v.data)), (v,), "sigmoid")
+
+    def _backward():
+        v.grad += out.data * (1 - out.data) * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def test_an_op_added_with_a_backward_closure_joins_the_graph_as_a_row_does():
+    # The closure op between row ops: gradients equal those of the built-in sigmoid row.
+    grads = []
+    for sigmoid in (_text_style_sigmoid, Value.sigmoid):
+        a, b = Value(0.7), Value(-1.3)
+        y = sigmoid(a * b + a) * b + a
+        y.backward()
+        grads.append((y.data, a.grad, b.grad))
+    assert grads[0] == pytest.approx(grads[1], rel=1e-15)
+    assert gradcheck(lambda a, b: _text_style_sigmoid(a * b) + a, [0.4, -2.0])
+
+
+def test_backward_steps_can_be_run_by_hand_as_the_texts_do():
+    # Manual backpropagation, one node at a time from the output, as in the texts.
+    x, w = Value(2.0), Value(-3.0)
+    n = x * w
+    o = _text_style_sigmoid(n)
+    o.grad = 1.0
+    o._backward()
+    n._backward()
+    assert (n.grad, x.grad, w.grad) == pytest.approx(
+        (o.data * (1 - o.data), o.data * (1 - o.data) * -3.0, o.data * (1 - o.data) * 2.0)
+    )
+    assert x._backward() is None  # a leaf's step does nothing
+
+
+def test_the_constructor_takes_children_and_an_op_and_refuses_a_label_in_their_place():
+    x = Value(3.0)
+    made = Value(9.0, (x,))  # children without an op and without a closure: no gradient
+    assert made._prev == (x,) and made._op == ""
+    made.backward()
+    assert x.grad == 0.0
+    with pytest.raises(TypeError, match="label"):
+        Value(2.0, "x")
+    with pytest.raises(TypeError, match="children must be Values"):
+        Value(2.0, (1.0,))

@@ -23,20 +23,70 @@ class Value(ScalarOps):
     >>> z.backward()
     >>> z.data, x.grad, y.grad
     (8.0, 4.0, 2.0)
+
+    A new op can also be written the way the teaching texts write one: make the output with
+    its children and op name, and give it a ``_backward`` closure that adds each child's
+    share of ``out.grad``; ``backward()`` runs it in its place in the graph.
+
+    >>> import math
+    >>> def sigmoid(v):
+    ...     out = Value(1 / (1 + math.exp(-v.data)), (v,), "sigmoid")
+    ...     def _backward():
+    ...         v.grad += out.data * (1 - out.data) * out.grad
+    ...     out._backward = _backward
+    ...     return out
+    >>> x = Value(0.0); y = sigmoid(x) * 3; y.backward(); (y._prev[0]._op, x.grad)
+    ('sigmoid', 0.75)
     """
 
-    __slots__ = ("data", "grad", "label", "_prev", "_op", "_rule", "_args", "__weakref__")
+    __slots__ = (
+        "data", "grad", "label", "_prev", "_op", "_rule", "_args", "_closure", "__weakref__",
+    )  # fmt: skip
 
-    def __init__(self, data: float, label: str = "") -> None:
+    def __init__(self, data: float, _children=(), _op: str = "", label: str = "") -> None:
         if type(data) is not float and not is_real(data):  # a float is the common case
             raise TypeError(f"Value: data must be a real number, got {type(data).__name__}")
+        if isinstance(_children, str) or not all(isinstance(c, Value) for c in _children):
+            raise TypeError(
+                f"Value: children must be Values (Value(data, children, op, label=...)), got "
+                f"{_children!r}; pass a label by name: Value({data!r}, label=...)"
+            )
         self.data = float(data)
         self.grad = 0.0
         self.label = label
-        self._prev: tuple[Value, ...] = ()
-        self._op = ""
+        self._prev: tuple[Value, ...] = tuple(_children)
+        self._op = _op
         self._rule: Rule | None = None
         self._args: tuple = ()
+        self._closure = None
+
+    @property
+    def _backward(self):
+        """This node's step of backward, as a function of no arguments: it adds
+        d(self)/d(child) * ``self.grad`` to each child's ``grad``. It is the closure assigned
+        to it, if one was (the teaching texts' way to add an op), else the op row's rule."""
+        return self._propagate if self._closure is None else self._closure
+
+    @_backward.setter
+    def _backward(self, fn) -> None:
+        self._closure = fn
+
+    def _propagate(self) -> None:
+        """The op row's step of backward (nothing for a leaf or a node with no rule)."""
+        rule = self._rule
+        if rule is None:
+            return
+        x, y = self._args
+        out, g, parents = self.data, self.grad, self._prev
+        try:
+            parents[0].grad += rule.partials[0](x, y, out) * g
+            if len(parents) == 2:
+                parents[1].grad += rule.partials[1](x, y, out) * g
+        except ARITHMETIC_ERRORS:
+            labels = tuple(p.label for p in parents)
+            raise rule.undefined(self._args, labels, "derivative undefined") from None
+        if counting.active is not None:
+            counting.active.record_backward(rule.name, len(parents))
 
     @classmethod
     def apply(cls, rule: Rule, x: Value, y: Value | float | None = None) -> Value:
@@ -75,6 +125,7 @@ class Value(ScalarOps):
         out._op = rule.symbol
         out._rule = rule
         out._args = args if y is not None else (args[0], None)
+        out._closure = None
         if counting.active is not None:
             counting.active.record_forward(rule.name)
         return out
@@ -103,6 +154,10 @@ class Value(ScalarOps):
         counter = counting.active
         for node in reversed(order):
             rule = node._rule
+            if rule is None:  # made by the constructor: its closure, if it has one
+                if node._closure is not None:
+                    node._closure()
+                continue
             x, y = node._args
             out, g = node.data, node.grad
             # One or two parents (a constant operand is no parent); partial i is d(out)/d(parent i).
