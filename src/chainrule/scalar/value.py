@@ -46,7 +46,9 @@ class Value(ScalarOps):
     def __init__(self, data: float, _children=(), _op: str = "", label: str = "") -> None:
         if type(data) is not float and not is_real(data):  # a float is the common case
             raise TypeError(f"Value: data must be a real number, got {type(data).__name__}")
-        if isinstance(_children, str) or not all(isinstance(c, Value) for c in _children):
+        if _children and (
+            isinstance(_children, str) or not all(isinstance(c, Value) for c in _children)
+        ):
             raise TypeError(
                 f"Value: children must be Values (Value(data, children, op, label=...)), got "
                 f"{_children!r}; pass a label by name: Value({data!r}, label=...)"
@@ -54,7 +56,7 @@ class Value(ScalarOps):
         self.data = float(data)
         self.grad = 0.0
         self.label = label
-        self._prev: tuple[Value, ...] = tuple(_children)
+        self._prev: tuple[Value, ...] = tuple(_children) if _children else ()
         self._op = _op
         self._rule: Rule | None = None
         self._args: tuple = ()
@@ -65,7 +67,8 @@ class Value(ScalarOps):
         """This node's step of backward, as a function of no arguments: it adds
         d(self)/d(child) * ``self.grad`` to each child's ``grad``. It is the closure assigned
         to it, if one was (the teaching texts' way to add an op), else the op row's rule."""
-        return self._propagate if self._closure is None else self._closure
+        closure = getattr(self, "_closure", None)
+        return self._propagate if closure is None else closure
 
     @_backward.setter
     def _backward(self, fn) -> None:
@@ -125,7 +128,7 @@ class Value(ScalarOps):
         out._op = rule.symbol
         out._rule = rule
         out._args = args if y is not None else (args[0], None)
-        out._closure = None
+        # `_closure` stays unset: only constructor-made nodes have one (read with getattr).
         if counting.active is not None:
             counting.active.record_forward(rule.name)
         return out
@@ -155,8 +158,9 @@ class Value(ScalarOps):
         for node in reversed(order):
             rule = node._rule
             if rule is None:  # made by the constructor: its closure, if it has one
-                if node._closure is not None:
-                    node._closure()
+                closure = getattr(node, "_closure", None)
+                if closure is not None:
+                    closure()
                 continue
             x, y = node._args
             out, g = node.data, node.grad
