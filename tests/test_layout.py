@@ -18,8 +18,8 @@ ORDER = [
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
     "tensor_base", "_tensor", "autograd", "function", "creation", "random", "xp",
-    "ops.elementwise", "ops.reduce", "ops.indexing", "ops.shape", "ops.linalg", "ops.conv",
-    "ops.pool", "ops", "inplace",
+    "ops.elementwise", "ops.reduce", "ops.indexing", "ops.shape", "ops.padding", "ops.linalg",
+    "ops.conv", "ops.pool", "ops", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
     "data", "nn.utils", "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",

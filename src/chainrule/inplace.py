@@ -25,9 +25,7 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
     view, the base's history is rewritten too (`copy_slices`), so whatever reads the base or
     any of its views afterwards gets the gradients PyTorch gives.
     """
-    view = tensor._view
-    if view is not None and view.version != tensor._counter.value:
-        current_view(tensor)
+    view = tensor._view  # its requires_grad and grad_fn below bring it up to date first
     base = view.base if view is not None else None
     recording = state.grad_enabled and (
         tensor.requires_grad or (base is not None and base.requires_grad)

@@ -61,10 +61,13 @@ class ViewOf:
 
 
 def current_view(view: TensorBase) -> None:
-    """Bring a view's ``grad_fn`` up to date after an in-place change to its memory: its
-    history is its base's (which the change rewrote) followed by its view rows again, as
-    PyTorch regenerates a view's grad_fn. Called when the counter moved past ``version``."""
+    """Bring a view's ``grad_fn`` up to date if an in-place change to its memory moved the
+    shared counter past its record's ``version``: its history is then its base's (which the
+    change rewrote) followed by its view rows again, as PyTorch regenerates a view's grad_fn.
+    Nothing for a tensor that is no view, or a view that is current."""
     record = view._view
+    if record is None or record.version == view._counter.value:
+        return
     base = record.base
     if base._tangent is not None:  # forward mode: the view's tangent is the base's too
         view._tangent = replay(base._tangent, record.steps)
@@ -194,18 +197,14 @@ class TensorBase:
         """The node that made this tensor (None for leaves). A view whose memory changed in
         place since its history was last made takes its base's new history first, as
         PyTorch regenerates a view's ``grad_fn`` on access."""
-        view = self._view
-        if view is not None and view.version != self._counter.value:
-            current_view(self)
+        current_view(self)
         return self._grad_fn
 
     @property
     def requires_grad(self) -> bool:
         """Whether gradients flow to this tensor (brought up to date for a view, as
         ``grad_fn``). Setting it is `requires_grad_`: leaves of a floating-point dtype only."""
-        view = self._view
-        if view is not None and view.version != self._counter.value:
-            current_view(self)
+        current_view(self)
         return self._requires_grad
 
     @requires_grad.setter

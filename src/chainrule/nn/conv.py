@@ -12,8 +12,8 @@ from .._tensor import Tensor
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, ShapeError
 from ..ops.conv import conv1d, conv2d
+from ..ops.padding import pad
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from ..ops.shape import pad
 from . import init
 from .module import Module, Parameter
 

@@ -1,24 +1,25 @@
 """Every tensor op, by name: the rows (`REGISTRY`) and the functions that call them."""
 
 from ..op import Op
-from . import conv, elementwise, indexing, linalg, pool, reduce, shape
+from . import conv, elementwise, indexing, linalg, padding, pool, reduce, shape
 from .conv import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .padding import *  # noqa: F403
 from .pool import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .shape import *  # noqa: F403
 
 __all__ = [
     *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
-    *conv.__all__, *pool.__all__,
+    *conv.__all__, *pool.__all__, *padding.__all__,
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.
 REGISTRY: dict[str, Op] = {
     op.name: op
-    for module in (elementwise, reduce, shape, indexing, linalg, conv, pool)
+    for module in (elementwise, reduce, shape, padding, indexing, linalg, conv, pool)
     for op in vars(module).values()
     if isinstance(op, Op)
 }

@@ -18,9 +18,10 @@ from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
 from .conv import _batched, _dtype, _ints, _spans, _unbatched, unfold_row
 from .linalg import matmul
+from .padding import pad
 from .reduce import max_row
 from .reduce import sum as sum_over
-from .shape import pad, permute, reshape
+from .shape import permute, reshape
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool2d", "max_pool2d"]
 

@@ -162,6 +162,7 @@ class Value(ScalarOps):
                 if closure is not None:
                     closure()
                 continue
+            # `_propagate`'s step, inline: a call per node would cost W1 about 4%.
             x, y = node._args
             out, g = node.data, node.grad
             # One or two parents (a constant operand is no parent); partial i is d(out)/d(parent i).
