@@ -1,5 +1,8 @@
 """Function transforms (chainrule.func), checkpointing and op counting."""
 
+import math
+import weakref
+
 import numpy as np
 import pytest
 from conftest import Cube
@@ -227,6 +230,125 @@ def test_checkpoint_replays_random_numbers():
     y = checkpoint(lambda t: t * chainrule.rand(5, dtype="float64"), x)
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.data, y.data)
+
+
+def scalar_block(x):
+    """The teaching text's checkpointed scalar chain."""
+    return ((x * x).tanh() * 3).exp()
+
+
+def test_checkpoint_of_a_scalar_chain_matches_the_plain_gradient_and_pytorch(torch):
+    plain = chainrule.Value(0.5)
+    (scalar_block(plain) * 2).backward()
+    x = chainrule.Value(0.5)
+    y = checkpoint(scalar_block, x)
+    assert y._op == "checkpoint" and y._prev == (x,)
+    assert y.data == scalar_block(chainrule.Value(0.5)).data
+    (y * 2).backward()
+    assert x.grad == plain.grad
+    xt = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    (scalar_block(xt) * 2).backward()
+    assert x.grad == pytest.approx(xt.grad.item(), rel=1e-12)
+    (y * 2).backward()  # leaves accumulate, as without checkpoint
+    assert x.grad == 2 * plain.grad
+
+
+def test_checkpoint_of_values_with_several_inputs_a_repeated_value_and_a_constant():
+    def block(a, b, c, k):
+        return (a * b + a.tanh() * k) * c.exp() - b**2
+
+    def run(ck):
+        x, y = chainrule.Value(0.3), chainrule.Value(-1.2)
+        out = ck(block, x, y, x, 2.5)  # x is both a and c
+        (out * x + y.sigmoid()).backward()  # x and y are used outside the block too
+        return out.data, x.grad, y.grad
+
+    plain = run(lambda fn, *args: fn(*args))
+    data, *grads = run(checkpoint)
+    assert data == plain[0]
+    assert grads == pytest.approx(plain[1:], rel=1e-14)
+
+
+def test_checkpoint_of_values_passes_other_arguments_through_and_takes_keyword_values():
+    table = [2.0, 3.0]
+    seen = []
+
+    def block(x, weights, scale=None):
+        seen.append(weights)
+        return x * weights[0] + x * scale
+
+    x, s = chainrule.Value(1.5), chainrule.Value(4.0)
+    y = checkpoint(block, x, table, scale=s)
+    assert y._prev == (x, s)
+    y.backward()
+    assert all(w is table for w in seen) and len(seen) == 2  # forward, then the recompute
+    assert (x.grad, s.grad) == (2.0 + 4.0, 1.5)
+
+
+def test_checkpoint_of_values_gives_captured_values_their_share_once():
+    def run(ck):
+        w, u = chainrule.Value(0.7), chainrule.Value(-0.4)
+        h = w * u  # made outside the block, read inside it and outside
+        x = chainrule.Value(1.1)
+        out = ck(lambda v: (v * h).tanh() + w * w, x) * h + h.exp()
+        out.backward()
+        return x.grad, w.grad, u.grad, h.grad
+
+    plain, checked = run(lambda fn, *args: fn(*args)), run(checkpoint)
+    assert checked[:3] == pytest.approx(plain[:3], rel=1e-14)
+    # h's own grad keeps what the outer graph sent it; the block's share went on to w and u.
+    x, h = 1.1, 0.7 * -0.4
+    block_share = x * (1 - math.tanh(x * h) ** 2) * h  # d(tanh(x*h))/dh times out's grad, h
+    assert checked[3] == pytest.approx(plain[3] - block_share, rel=1e-12)
+
+
+def test_checkpoint_of_a_value_subclass_keeps_the_class():
+    class Scalar(chainrule.Value):
+        """A text's Value under its own name."""
+
+    seen = []
+    x = Scalar(0.5)
+    y = checkpoint(lambda v: seen.append(type(v)) or scalar_block(v), x)
+    y.backward()
+    assert type(y) is Scalar and seen == [Scalar, Scalar]
+    plain = chainrule.Value(0.5)
+    scalar_block(plain).backward()
+    assert x.grad == plain.grad
+
+
+def test_checkpoint_of_values_nests():
+    plain = chainrule.Value(0.2)
+    (scalar_block(scalar_block(plain)) * plain).backward()
+    x = chainrule.Value(0.2)
+    inner = lambda v: checkpoint(scalar_block, v)  # noqa: E731
+    (checkpoint(lambda v: scalar_block(inner(v)), x) * x).backward()
+    assert x.grad == pytest.approx(plain.grad, rel=1e-14)
+
+
+def test_checkpoint_of_values_keeps_no_intermediate_values_and_recomputes_in_backward():
+    inside = []
+
+    def block(x):
+        h = (x * x).tanh()
+        inside.append(weakref.ref(h))
+        return (h * 3).exp()
+
+    with chainrule.count_ops() as counts:
+        x = chainrule.Value(0.5)
+        y = checkpoint(block, x)
+        assert inside[0]() is None  # the forward's graph is gone as soon as it ran
+        assert sum(counts.forward.values()) == 4  # mul, tanh, mul, exp
+        (y * 2).backward()
+    assert counts.forward_total == 4 + 1 + 4  # the block, the outer * 2, the block again
+    assert counts.backward["tanh"] == 2  # the recomputed block's backward ran
+    assert len(inside) == 2 and inside[1]() is None
+
+
+def test_checkpoint_refuses_to_mix_tensors_and_values():
+    with pytest.raises(TypeError, match=r"checkpoint: the arguments mix Tensors and Values"):
+        checkpoint(lambda t, v: t * v.data, t64([1.0]), chainrule.Value(2.0))
+    with pytest.raises(TypeError, match=r"a block of Values must return one Value, got tuple"):
+        checkpoint(lambda v: (v, v), chainrule.Value(2.0))
 
 
 # Op counting.

@@ -25,7 +25,7 @@ ORDER = [
     "data", "nn.utils", "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",
     "nn.functional", "nn.activation", "nn.layers", "nn.conv", "nn.normalization",
     "nn.attention", "nn", "optim.optimizers", "optim.lr_scheduler", "optim", "distributed",
-    "viz", "",  # chainrule itself
+    "viz", "texts", "",  # chainrule itself
     "apps", "__main__",
 ]  # fmt: skip
 

@@ -103,6 +103,95 @@ def test_numpy_arrays_on_the_left_defer_to_tensor():
     assert isinstance(y, Tensor) and y.requires_grad
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_data_update_from_grad_matches_pytorch_outside_autograd(torch, dtype):
+    values = np.array([[0.5, -1.25, 2.0], [1.5, 0.25, -0.75]], dtype=dtype)
+    ours = chainrule.tensor(values, requires_grad=True)
+    theirs = torch.tensor(values, requires_grad=True)
+    for w in (ours, theirs):
+        (w * w * w).sum().backward()
+    grad_before, version_before = ours.grad.data.copy(), theirs._version
+    for w in (ours, theirs):
+        w.data -= 0.1 * w.grad  # every PyTorch tutorial's update
+    np.testing.assert_array_equal(ours.data, theirs.detach().numpy())
+    assert ours.data.dtype == dtype and isinstance(ours.data, np.ndarray)
+    np.testing.assert_array_equal(ours.grad.data, grad_before)
+    assert ours.is_leaf and ours.requires_grad and ours.grad_fn is None
+    assert ours._version == 0 and theirs._version == version_before  # .data: no version bump
+
+
+def test_data_update_after_forward_does_not_refuse_backward_as_in_pytorch(torch):
+    values = np.array([0.5, -1.0, 2.0])
+    ours = chainrule.tensor(values, requires_grad=True)
+    theirs = torch.tensor(values, requires_grad=True)
+    steps = (
+        (ours, chainrule.full((3,), 0.5, dtype=chainrule.float64)),
+        (theirs, torch.full((3,), 0.5, dtype=torch.float64)),
+    )
+    for w, step in steps:
+        loss = (w.sin() * w).sum()  # saves w for backward
+        w.data -= step
+        loss.backward()  # not refused: PyTorch's saved-tensor check ignores .data writes
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+    np.testing.assert_array_equal(ours.data, values - 0.5)
+
+
+def test_inplace_ufuncs_on_arrays_read_tensors_as_their_arrays():
+    t = chainrule.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    a = np.ones(3, dtype=np.float32)
+    a += t
+    a *= t
+    a /= t
+    np.testing.assert_array_equal(a, [2.0, 3.0, 5.0])
+    assert a.dtype == np.float32
+    out = np.empty(3)
+    assert np.multiply(t, 2.0, out=out) is out and out.tolist() == [2.0, 4.0, 8.0]
+    assert t.grad is None and t.is_leaf
+
+
+def test_numpy_operands_on_the_left_give_tensors_with_pytorchs_values_and_gradients(torch):
+    left = {
+        "add": (lambda a, t: a + t, np.ones(3)),
+        "sub": (lambda a, t: a - t, np.ones(3)),
+        "mul": (lambda a, t: a * t, np.float64(2.0)),
+        "div": (lambda a, t: a / t, np.array([1.0, -2.0, 3.0])),
+        "pow": (lambda a, t: a**t, np.float64(2.0)),
+        "matmul": (lambda a, t: a @ t, np.arange(6.0).reshape(2, 3)),
+    }
+    values = np.array([0.5, 1.5, -2.0])
+    for name, (expression, a) in left.items():
+        ours = chainrule.tensor(values, requires_grad=True)
+        theirs = torch.tensor(values, requires_grad=True)
+        out = expression(a, ours)
+        assert type(out) is Tensor and out.grad_fn is not None, name
+        expected = expression(torch.as_tensor(a), theirs)
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+        out.sum().backward()
+        expected.sum().backward()
+        np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(), rtol=1e-12, err_msg=name)
+
+
+def test_numpy_operands_on_the_left_of_a_comparison_flip_it():
+    t = chainrule.tensor([0.5, 1.0, 2.0])
+    a = np.ones(3)
+    for got, expected in [(a < t, t > 1), (a <= t, t >= 1), (a > t, t < 1), (a >= t, t <= 1),
+                          (a == t, t == 1), (a != t, t != 1)]:  # fmt: skip
+        assert type(got) is Tensor and got.tolist() == expected.tolist()
+
+
+def test_other_numpy_ufuncs_on_tensors_are_refused_with_the_fix():
+    t = chainrule.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"np.exp: NumPy ufuncs do not take chainrule Tensors; "
+                       r"call t.exp\(...\) instead, .* or pass t.data"):  # fmt: skip
+        np.exp(t)
+    with pytest.raises(TypeError, match=r"np.add.reduce: .* compute it with chainrule's ops"):
+        np.add.reduce(t)
+    with pytest.raises(TypeError, match=r"np.remainder: .* compute it with chainrule's ops"):
+        np.ones(2) % t
+    with pytest.raises(TypeError, match=r"np.add: "):
+        np.add(np.ones(2), t, out=chainrule.zeros(2))  # only arrays are written into
+
+
 def test_bad_data_and_dtypes_are_clear_errors():
     with pytest.raises(DTypeError, match="cannot make a tensor of"):
         Tensor(["a", "b"])

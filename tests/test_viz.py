@@ -5,11 +5,13 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import chainrule as cr
 from chainrule import ChainruleError, Function, Tensor, Value
 from chainrule.viz import Trace, TraceRow, draw_graph, trace
 
@@ -141,11 +143,50 @@ def test_draw_graph_notice_counts_shared_nodes_once():
     assert "… 26 more nodes not drawn (max_nodes=5)" in source
 
 
-def test_draw_graph_missing_dot_fails_up_front_but_source_still_works(monkeypatch):
+def test_draw_graph_without_dot_falls_back_to_dot_text_with_one_warning(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    with pytest.warns(UserWarning) as caught:
+        dot = draw_graph(teaching_example())
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "dot program is not on PATH" in message and "\n" not in message
+    for hint in ("apt-get install graphviz", "brew install graphviz", ".source"):
+        assert hint in message
+    assert caught[0].filename == __file__  # points at the caller's line
+    assert isinstance(dot, graphviz.Digraph)
+    source = dot.source
+    assert "{ f | data 0.6300 | grad 1.0000 }" in source
+    assert "{ w1 | data 0.2000 | grad 0.1004 }" in source
+    assert 'label="σ" shape=circle' in source and 'label="**2" shape=circle' in source
+    assert source.count("shape=record") == 14
+
+
+def test_draw_graph_without_dot_falls_back_for_tensor_roots_too(monkeypatch):
+    monkeypatch.setenv("PATH", "")  # no dot anywhere, found through the real shutil.which
+    x = Tensor([1.0, -2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="dot program is not on PATH"):
+        source = draw_graph((x * x).sum()).source
+    assert "data [1.0000 -2.0000]" in source
+    assert "label=mul shape=circle" in source and "label=sum shape=circle" in source
+
+
+def test_draw_graph_format_none_gives_dot_text_without_a_warning(monkeypatch, recwarn):
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    source = draw_graph(Value(1.0, label="x"), format=None).source
+    assert "{ x | data 1.0000 | grad 0.0000 }" in source
+    assert len(recwarn) == 0
+
+
+def test_draw_graph_default_is_svg_when_dot_is_installed(dot_program, recwarn):
+    assert draw_graph(teaching_example()).format == "svg"
+    assert len(recwarn) == 0
+
+
+def test_draw_graph_explicit_format_without_dot_fails_up_front(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
     x = Value(1.0, label="x")
     with pytest.raises(RuntimeError, match=r"format='svg' needs Graphviz's dot") as info:
-        draw_graph(x * 2)
+        draw_graph(x * 2, format="svg")
     message = str(info.value)
     for hint in ("apt-get install graphviz", "brew install graphviz", "conda install graphviz"):
         assert hint in message
@@ -167,10 +208,22 @@ def test_rendering_without_dot_says_how_to_install_it(monkeypatch, tmp_path):
             render()
 
 
-def test_draw_graph_without_graphviz_package_names_the_extra(monkeypatch):
+def test_draw_graph_without_graphviz_package_writes_the_same_dot_text(monkeypatch):
+    x = Value(2.0, label="x")
+    y = (x * x + 1).tanh()
+    y.backward()
+    t = cr.tensor([1.0, -2.0], requires_grad=True)
+    (t.exp() * 2).sum().backward()
+    expected = [draw_graph(root, format=None).source for root in (y, t)]
     monkeypatch.setitem(sys.modules, "graphviz", None)
-    with pytest.raises(ImportError, match=r"pip install chainrule\[viz\]"):
-        draw_graph(Value(1.0), format=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [draw_graph(root, format=None).source for root in (y, t)] == expected
+    with pytest.warns(UserWarning, match=r"graphviz Python package is missing.*\.source") as w:
+        assert draw_graph(y).source == expected[0]
+    assert len(w) == 1
+    with pytest.raises(ImportError, match=r"format='svg' needs.*pip install chainrule\[viz\]"):
+        draw_graph(y, format="svg")
 
 
 def test_draw_graph_rejects_bad_arguments():

@@ -1,11 +1,13 @@
 """Gradient checkpointing: keep only a block's inputs, recompute its forward during backward.
 
-Trades one extra forward pass for not storing the block's intermediate activations.
+Trades one extra forward pass for not storing the block's intermediate activations; works on
+Tensors (a graph node) and on scalar Values (a node with a ``_backward`` closure).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -13,6 +15,20 @@ from ._tensor import Tensor
 from .autograd import Node, enable_grad, no_grad, run_backward, state
 from .errors import GraphError
 from .random import default_generator
+from .scalar.value import Value, topological_order
+
+
+@contextmanager
+def _same_random_numbers(rng_state: dict) -> Iterator[None]:
+    """Draw from the default generator as from ``rng_state`` (dropout inside a block replays
+    the same masks), then put the generator back where it was."""
+    generator = default_generator().bit_generator
+    current = generator.state
+    generator.state = rng_state
+    try:
+        yield
+    finally:
+        generator.state = current
 
 
 class CheckpointNode(Node):
@@ -49,14 +65,8 @@ class CheckpointNode(Node):
             a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
             for a in self.args
         ]
-        generator = default_generator().bit_generator
-        current = generator.state
-        generator.state = self.rng_state  # dropout inside the block draws the same masks
-        try:
-            with enable_grad():
-                outs = self.fn(*inputs, **self.kwargs)
-        finally:
-            generator.state = current
+        with _same_random_numbers(self.rng_state), enable_grad():
+            outs = self.fn(*inputs, **self.kwargs)
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         pairs = [(o, g) for o, g in zip(outs, grads) if isinstance(o, Tensor) and o.requires_grad]
         if pairs:
@@ -72,6 +82,52 @@ class CheckpointNode(Node):
         self.args = None
 
 
+def _fresh_leaves(args: tuple, kwargs: dict) -> tuple[list, dict]:
+    """``args`` and ``kwargs`` with each Value replaced by a new leaf of its class holding its
+    number (a text's Value subclass stays itself inside the block)."""
+    fresh = [type(a)(a.data) if isinstance(a, Value) else a for a in (*args, *kwargs.values())]
+    return fresh[: len(args)], dict(zip(kwargs, fresh[len(args) :]))
+
+
+def _checkpoint_values(fn: Callable, args: tuple, kwargs: dict) -> Value:
+    """`checkpoint` on scalar Values: one node, op "checkpoint", whose ``_backward`` closure
+    recomputes the block and sends its gradients to the Values among the arguments."""
+    rng_state = default_generator().bit_generator.state
+    fresh_args, fresh_kwargs = _fresh_leaves(args, kwargs)
+    result = fn(*fresh_args, **fresh_kwargs)  # its graph is dropped: only the number stays
+    if not isinstance(result, Value):
+        raise TypeError(
+            f"checkpoint: a block of Values must return one Value, got {type(result).__name__}"
+        )
+    inputs = (*args, *kwargs.values())
+    parents = tuple({id(a): a for a in inputs if isinstance(a, Value)}.values())
+    out = type(result)(result.data, parents, "checkpoint")
+
+    def _backward() -> None:
+        leaves, kwarg_leaves = _fresh_leaves(args, kwargs)
+        with _same_random_numbers(rng_state):
+            inner = fn(*leaves, **kwarg_leaves)
+        # Value.backward's steps, seeded with out.grad. The order also holds Values the block
+        # read from outside (captured, not arguments); the outer backward may still be adding
+        # into their grads, so those are put back afterwards: the block's share reaches their
+        # ancestors here, through this walk, and only once.
+        order = topological_order(inner, leaves=False)
+        saved = [node.grad for node in order]
+        for node in order:
+            node.grad = 0.0
+        inner.grad += out.grad
+        for node in reversed(order):
+            node._backward()
+        for node, grad in zip(order, saved):
+            node.grad = grad
+        for arg, leaf in zip(inputs, (*leaves, *kwarg_leaves.values())):
+            if isinstance(arg, Value):
+                arg.grad += leaf.grad
+
+    out._backward = _backward
+    return out
+
+
 def checkpoint(fn: Callable, *args, **kwargs):
     """Run ``fn(*args, **kwargs)`` without storing its intermediate values for backward.
 
@@ -84,7 +140,28 @@ def checkpoint(fn: Callable, *args, **kwargs):
     >>> checkpoint(lambda t: (t.exp() * t).sum(), x).backward()
     >>> [round(g, 4) for g in x.grad.tolist()]
     [5.4366, 22.1672]
+
+    On scalar Values ``fn`` returns one Value, and the result is one node (op
+    ``"checkpoint"``) whose parents are the Value arguments (positional or keyword); ``fn``
+    gets new leaves holding their numbers, and arguments that are not Values unchanged.
+    Values ``fn`` reads from outside get their gradients too, as parameters do; one made by
+    an op passes the block's share straight on to its own inputs, so its ``.grad`` leaves
+    that share out. Tensors and Values cannot be mixed in one call.
+
+    >>> x = cr.Value(0.5)
+    >>> y = checkpoint(lambda v: ((v * v).tanh() * 3).exp(), x)
+    >>> (y * 2).backward()
+    >>> y._op, round(x.grad, 4)
+    ('checkpoint', 11.7594)
     """
+    inputs = (*args, *kwargs.values())
+    if any(isinstance(a, Value) for a in inputs):
+        if any(isinstance(a, Tensor) for a in inputs):
+            raise TypeError(
+                "checkpoint: the arguments mix Tensors and Values; a checkpointed block runs "
+                "on one engine, so pass only Tensors or only Values"
+            )
+        return _checkpoint_values(fn, args, kwargs)
     if not state.grad_enabled:
         return fn(*args, **kwargs)
     rng_state = default_generator().bit_generator.state

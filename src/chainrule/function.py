@@ -284,7 +284,10 @@ class Function(Node):
         needs_grad = state.grad_enabled and any(
             isinstance(a, Tensor) and a.requires_grad for a in args
         )
-        results = [Tensor._make(o) for o in outs]
+        # Results are of the first input Tensor's class, so a Tensor subclass (a teaching
+        # text's) keeps its kind through the Functions it defines.
+        kind = next((type(a) for a in args if isinstance(a, Tensor)), Tensor)
+        results = [kind._make(o) for o in outs]
         if needs_grad:
             node.edges = tuple(
                 edge_of(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args

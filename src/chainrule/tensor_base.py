@@ -79,6 +79,17 @@ def current_view(view: TensorBase) -> None:
     record.version = view._counter.value
 
 
+#: The ufunc behind each binary operator, and the Tensor operator that NumPy's ``array op
+#: Tensor`` runs instead: reflected arithmetic, comparisons flipped (``a < t`` is ``t > a``).
+#: NumPy calls ``__array_ufunc__`` for these rather than deferring to the reflected operator.
+_REFLECTED = {
+    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
+    np.true_divide: "__rtruediv__", np.power: "__rpow__", np.matmul: "__rmatmul__",
+    np.less: "__gt__", np.less_equal: "__ge__", np.greater: "__lt__",
+    np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__",
+}  # fmt: skip
+
+
 class AfterAccumulate:
     """A leaf's hook that runs after its ``.grad`` is updated, in the leaf's hook list beside
     those that run before (`TensorBase.register_post_accumulate_grad_hook`)."""
@@ -108,8 +119,6 @@ class TensorBase:
         "_view",
         "__weakref__",
     )
-    # NumPy defers to Tensor's reflected operators (ndarray + Tensor -> Tensor.__radd__).
-    __array_ufunc__ = None
 
     def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
         self.data = _to_array(data, as_dtype(dtype))
@@ -283,6 +292,44 @@ class TensorBase:
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         return self.data if dtype is None else self.data.astype(dtype)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
+        """NumPy's hook for ufuncs given a Tensor: writing into plain arrays works, an array on
+        the left of an operator gives the Tensor's operator, and any other ufunc is refused.
+
+        ``w.data -= lr * w.grad`` (any ufunc with ``out=`` plain arrays) reads Tensors as
+        their arrays, outside autograd as in PyTorch: the version counter does not move. An
+        array or NumPy scalar on the left of ``+ - * / ** @`` or a comparison gives the
+        Tensor's reflected operator, so ``np.ones(3) + t`` is a Tensor with gradients, as
+        ``t + np.ones(3)`` is. ``np.exp(t)`` and the like raise TypeError: call chainrule's
+        function (``t.exp()``), or give NumPy ``t.data``.
+
+        >>> import chainrule
+        >>> w = chainrule.tensor([1.0, 2.0], requires_grad=True)
+        >>> (w * w).sum().backward()
+        >>> w.data -= 0.25 * w.grad
+        >>> w
+        tensor([0.5000, 1.0000], requires_grad=True)
+        >>> np.ones(2, dtype=np.float32) - w
+        tensor([0.5000, 0.0000], grad_fn=<SubBackward>)
+        """
+        if not kwargs and method == "__call__" and len(inputs) == 2:
+            operator = _REFLECTED.get(ufunc)
+            if operator is not None and not isinstance(inputs[0], TensorBase):
+                return getattr(self, operator)(inputs[0])  # self is inputs[1]
+        out = kwargs.get("out")  # NumPy passes out= as a tuple
+        if out is not None and all(isinstance(o, np.ndarray) for o in out):
+            arrays = [x.data if isinstance(x, TensorBase) else x for x in inputs]
+            return getattr(ufunc, method)(*arrays, **kwargs)
+        name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        if method == "__call__" and hasattr(type(self), ufunc.__name__):
+            fix = f"call t.{ufunc.__name__}(...) instead, which records gradients"
+        else:
+            fix = "compute it with chainrule's ops, which record gradients"
+        raise TypeError(
+            f"{name}: NumPy ufuncs do not take chainrule Tensors; {fix}, or pass t.data "
+            "(t.numpy() when no grad is needed) for a plain array"
+        )
 
     def __len__(self) -> int:
         if self.data.ndim == 0:

@@ -13,6 +13,7 @@ import math
 import operator
 import re
 import shutil
+import warnings
 from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -187,6 +188,62 @@ def _draw_tensors(dot, root: Tensor, show_grad: bool, max_nodes: int) -> tuple[l
     return cut, hidden, at_least
 
 
+class DotText:
+    """The DOT text of a graph, written without the graphviz package (`draw_graph`'s
+    fallback): ``.source`` is what ``graphviz.Digraph.source`` would be.
+
+    >>> dot = DotText(graph_attr={"rankdir": "LR"})
+    >>> dot.node("a", "x * y", shape="circle"); dot.edge("b", "a")
+    >>> print(dot.source)
+    digraph {
+    \tgraph [rankdir=LR]
+    \ta [label="x * y" shape=circle]
+    \tb -> a
+    }
+    <BLANKLINE>
+    """
+
+    def __init__(self, format: None = None, graph_attr: dict[str, str] | None = None) -> None:
+        self.format = format
+        attrs = _dot_attrs(graph_attr or {})
+        self.body = [f"\tgraph [{attrs}]\n"] if attrs else []
+
+    def node(self, name: str, label: str | None = None, **attrs: str) -> None:
+        """Add a node, its label and attributes."""
+        attrs = _dot_attrs({"label": label, **attrs} if label is not None else attrs)
+        self.body.append(f"\t{_dot_id(name)} [{attrs}]\n" if attrs else f"\t{_dot_id(name)}\n")
+
+    def edge(self, tail: str, head: str, **attrs: str) -> None:
+        """Add an edge from ``tail`` to ``head``."""
+        line = f"\t{_dot_id(tail)} -> {_dot_id(head)}"
+        self.body.append(f"{line} [{_dot_attrs(attrs)}]\n" if attrs else line + "\n")
+
+    @property
+    def source(self) -> str:
+        """The DOT text."""
+        return "digraph {\n" + "".join(self.body) + "}\n"
+
+    def __str__(self) -> str:
+        return self.source
+
+
+_DOT_PLAIN = re.compile(
+    r"[A-Za-z_\x80-\uffff][A-Za-z_0-9\x80-\uffff]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?)"
+)
+_DOT_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+
+
+def _dot_id(text: str) -> str:
+    """``text`` as a DOT identifier: bare when DOT allows it, else quoted (as graphviz does)."""
+    if _DOT_PLAIN.fullmatch(text) and text.lower() not in _DOT_KEYWORDS:
+        return text
+    return '"' + text.replace('"', '\\"') + '"'
+
+
+def _dot_attrs(attrs: dict[str, str]) -> str:
+    return " ".join(f"{key}={_dot_id(str(value))}" for key, value in attrs.items())
+
+
 @functools.cache
 def _graph_class(graphviz) -> tuple[type, type]:
     """A Digraph subclass whose rendering explains a missing ``dot``, and that error's class."""
@@ -225,7 +282,7 @@ def _graph_class(graphviz) -> tuple[type, type]:
 
 def draw_graph(
     root: Value | Tensor,
-    format: str | None = "svg",
+    format: str | None = "auto",
     rankdir: str = "LR",
     show_grad: bool = True,
     max_nodes: int = 200,
@@ -242,14 +299,25 @@ def draw_graph(
     leaves); a note says how many more were left out (counted up to 100,000, past that it
     says "at least 100,000"), so huge graphs return at once.
 
-    ``format`` is what ``.render()``, ``.pipe()`` and Jupyter produce; it needs Graphviz's
-    ``dot`` program, and without it ``draw_graph`` says how to install it. Pass
-    ``format=None`` to get the DOT text (``.source``) with no ``dot`` installed.
+    ``format`` is what ``.render()``, ``.pipe()`` and Jupyter produce; rendering needs
+    Graphviz's ``dot`` program. The default, ``"auto"``, is ``"svg"`` when ``dot`` is on PATH;
+    without it ``draw_graph`` warns (one line, saying how to install it) and returns the graph
+    as ``format=None`` does: unrendered, its DOT text in ``.source``. ``format=None`` gives that
+    graph without the warning. A format named explicitly (``format="svg"``) with no ``dot`` is
+    an error.
+
+    Without the ``graphviz`` Python package, ``"auto"`` warns (one line) and ``None`` is silent;
+    both return a `DotText`, whose ``.source`` is the same DOT text.
 
     Raises:
-        ImportError: the ``graphviz`` Python package is missing (``pip install chainrule[viz]``).
-        RuntimeError: ``format`` is set but ``dot`` is not on PATH (also raised by ``.render()``
-            and ``.pipe()`` later, as a ``graphviz.ExecutableNotFound``).
+        ImportError: a format is named but the ``graphviz`` Python package is missing
+            (``pip install chainrule[viz]``).
+        RuntimeError: ``format`` is named (not ``"auto"`` or None) but ``dot`` is not on PATH
+            (also raised by ``.render()`` and ``.pipe()`` later, as a
+            ``graphviz.ExecutableNotFound``).
+
+    Warns:
+        UserWarning: ``format="auto"`` and ``dot`` (or the graphviz package) is missing.
 
     >>> from chainrule import Value
     >>> x = Value(2.0, label="x")
@@ -265,18 +333,38 @@ def draw_graph(
     try:
         import graphviz
     except ImportError:
-        raise ImportError(
-            "draw_graph: needs the graphviz Python package; pip install chainrule[viz] "
-            "(or pip install graphviz)"
-        ) from None
+        if format not in ("auto", None):
+            raise ImportError(
+                f"draw_graph: format={format!r} needs the graphviz Python package; "
+                "pip install chainrule[viz] (or pip install graphviz)"
+            ) from None
+        graphviz = None
     if not isinstance(root, (Value, Tensor)):
         raise TypeError(f"draw_graph: expected a Value or Tensor root, got {type(root).__name__}")
     if rankdir not in _RANKDIRS:
         raise ValueError(f"draw_graph: rankdir must be one of {_RANKDIRS}, got {rankdir!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ValueError(f"draw_graph: max_nodes must be a positive integer, got {max_nodes!r}")
-    graph_class, missing_dot = _graph_class(graphviz)
-    if format is not None and shutil.which("dot") is None:
+    if graphviz is None:
+        if format == "auto":
+            warnings.warn(
+                "draw_graph: the graphviz Python package is missing, so the graph cannot be "
+                "rendered; pip install chainrule[viz]. The DOT text is in .source",
+                stacklevel=2,
+            )
+        graph_class, format, has_dot = DotText, None, False
+    else:
+        graph_class, missing_dot = _graph_class(graphviz)
+        has_dot = shutil.which("dot") is not None
+    if format == "auto":
+        format = "svg" if has_dot else None
+        if not has_dot:
+            warnings.warn(
+                f"draw_graph: Graphviz's dot program is not on PATH, so the graph cannot be "
+                f"rendered; {_INSTALL_DOT}. The DOT text is in .source",
+                stacklevel=2,
+            )
+    elif format is not None and not has_dot:
         raise missing_dot(
             f"draw_graph: format={format!r} needs Graphviz's dot program, which is not on "
             f"PATH; {_INSTALL_DOT}, or pass format=None to get the DOT text (.source) without it"

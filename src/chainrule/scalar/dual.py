@@ -49,14 +49,14 @@ class Dual(ScalarOps):
             )
         except ARITHMETIC_ERRORS:
             raise rule.undefined(args, what="derivative undefined") from None
-        return Dual(value, deriv)
+        return type(x)(value, deriv)  # a subclass's ops make its own kind
 
-    @staticmethod
-    def _lift(other: object, op: str) -> Dual:
+    @classmethod
+    def _lift(cls, other: object, op: str) -> Dual:
         if isinstance(other, Dual):
             return other
         if isinstance(other, numbers.Real):
-            return Dual(other)
+            return cls(other)
         raise TypeError(f"{op}: cannot combine a Dual with {type(other).__name__}")
 
     def __float__(self) -> float:

@@ -37,10 +37,16 @@ class Module:
 class Neuron(Module):
     """act(w · x + b) for one output: weights uniform in [-1, 1], bias 0.
 
+    A subclass may make its parameters another kind of Value (``value_class``) or draw its
+    weights another way (``draw_weight``); the teaching texts' modules do both.
+
     >>> n = Neuron(2, activation="linear", rng=random.Random(0))
     >>> len(n.parameters())
     3
     """
+
+    #: The Value class the weights and the bias are made of.
+    value_class: type[Value] = Value
 
     def __init__(
         self, nin: int, activation: str = "relu", rng: random.Random | None = None
@@ -50,9 +56,13 @@ class Neuron(Module):
                 f"Neuron: unknown activation {activation!r}; choose one of {sorted(ACTIVATIONS)}"
             )
         rng = rng or random
-        self.w = [Value(rng.uniform(-1.0, 1.0)) for _ in range(nin)]
-        self.b = Value(0.0)
+        self.w = [self.value_class(self.draw_weight(rng)) for _ in range(nin)]
+        self.b = self.value_class(0.0)
         self.activation = activation
+
+    def draw_weight(self, rng) -> float:
+        """One initial weight, drawn in the order the weights are made: uniform in [-1, 1]."""
+        return rng.uniform(-1.0, 1.0)
 
     def __call__(self, x: Sequence[Value | float]) -> Value:
         if len(x) != len(self.w):
@@ -149,10 +159,14 @@ class LinearLayer(Module):
     (2, 3, 9)
     """
 
+    #: The Value class the weights and the biases are made of.
+    value_class: type[Value] = Value
+
     def __init__(self, nin: int, nout: int, rng: random.Random | None = None) -> None:
         rng = rng or random
-        self.w = [[Value(rng.uniform(-1.0, 1.0)) for _ in range(nout)] for _ in range(nin)]
-        self.b = [Value(0.0) for _ in range(nout)]
+        make = self.value_class
+        self.w = [[make(rng.uniform(-1.0, 1.0)) for _ in range(nout)] for _ in range(nin)]
+        self.b = [make(0.0) for _ in range(nout)]
 
     def __call__(self, x: Sequence[Sequence[Value | float]]) -> list[list[Value]]:
         nin = len(self.w)
@@ -190,18 +204,20 @@ def softmax(rows: Sequence[Sequence[Value]]) -> list[list[Value]]:
     return out
 
 
-def cross_entropy_loss(y_hat: Sequence[Sequence[Value]], y: Sequence[int]) -> Value:
-    """Mean over rows of -log(p + 1e-6), p the probability ``y_hat`` gives the true class.
+def cross_entropy_loss(logits: Sequence[Sequence[Value]], y: Sequence[int]) -> Value:
+    """Mean over rows of -log(p + 1e-6), p the `softmax` probability of the true class.
 
-    The 1e-6 keeps the log finite when a probability reaches 0.
+    Takes logits, as PyTorch's ``cross_entropy`` and the project page's do, and applies
+    softmax itself. The 1e-6 keeps the log finite when a probability reaches 0.
 
-    >>> p = [[Value(0.25), Value(0.75)], [Value(0.5), Value(0.5)]]
-    >>> round(cross_entropy_loss(p, [1, 0]).data, 4)
-    0.4904
+    >>> logits = [[Value(0.0), Value(1.0)], [Value(2.0), Value(2.0)]]
+    >>> round(cross_entropy_loss(logits, [1, 0]).data, 4)
+    0.5032
     """
-    if len(y_hat) != len(y):
-        raise ValueError(f"cross_entropy_loss: {len(y_hat)} rows of predictions, {len(y)} labels")
-    losses = [-((row[int(label)] + 1e-6).log()) for row, label in zip(y_hat, y)]
+    if len(logits) != len(y):
+        raise ValueError(f"cross_entropy_loss: {len(logits)} rows of logits, {len(y)} labels")
+    probabilities = softmax(logits)
+    losses = [-((row[int(label)] + 1e-6).log()) for row, label in zip(probabilities, y)]
     return sum(losses[1:], losses[0]) / len(losses)
 
 
@@ -228,7 +244,7 @@ def train(
     log: Callable[[str], None] | None = None,
     log_every: int = 100,
 ) -> list[float]:
-    """Full-batch gradient descent of ``cross_entropy_loss(softmax(model(x)), y)``.
+    """Full-batch gradient descent of ``cross_entropy_loss(model(x), y)`` (logits in).
 
     Each epoch zeroes the gradients, backpropagates and updates ``p.data -= lr * p.grad``.
     Returns the loss of every epoch (before that epoch's update).
@@ -240,7 +256,7 @@ def train(
     """
     losses = []
     for epoch in range(1, epochs + 1):
-        loss = cross_entropy_loss(softmax(model(x)), y)
+        loss = cross_entropy_loss(model(x), y)
         model.zero_grad()
         loss.backward()
         for p in model.parameters():

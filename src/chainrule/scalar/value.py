@@ -120,7 +120,7 @@ class Value(ScalarOps):
             data = rule.forward(*args)
         except ARITHMETIC_ERRORS:
             raise rule.undefined(args, tuple(p.label for p in parents)) from None
-        out = Value.__new__(Value)
+        out = _new(x.__class__)  # a subclass's ops make its own kind (a text's Value)
         out.data = data
         out.grad = 0.0
         out.label = ""
@@ -133,12 +133,12 @@ class Value(ScalarOps):
             counting.active.record_forward(rule.name)
         return out
 
-    @staticmethod
-    def _lift(other: object, op: str) -> Value:
+    @classmethod
+    def _lift(cls, other: object, op: str) -> Value:
         if isinstance(other, Value):
             return other
         try:
-            return Value(other)  # a constant operand: a leaf nobody differentiates
+            return cls(other)  # a constant operand: a leaf nobody differentiates
         except TypeError:
             raise TypeError(f"{op}: cannot combine a Value with {type(other).__name__}") from None
 
@@ -189,6 +189,8 @@ class Value(ScalarOps):
         label = f", label={self.label!r}" if self.label else ""
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g}{label})"
 
+
+_new = object.__new__  # Value.__new__ without two attribute lookups per op
 
 #: The teaching material's name for `Value`: the same class, not a copy (``Scalar is Value``).
 Scalar = Value
