@@ -401,3 +401,23 @@ def test_jacrev_chunk_size_gives_the_same_jacobian(chunk_size):
 def test_jacrev_chunk_size_must_be_positive():
     with pytest.raises(DomainError, match="jacrev: chunk_size must be None or a positive int"):
         func.jacrev(lambda v: v, chunk_size=0)
+
+
+def test_checkpoint_of_values_in_a_list_or_read_from_outside_matches_the_plain_gradient():
+    def run(ck):
+        w, u = chainrule.Value(0.7), chainrule.Value(-0.4)
+        h = w * 2
+        listed = ck(lambda vs, k: (vs[0] * vs[1]).tanh() * k, [w, u], 3.0)
+        captured = ck(lambda: (h * u).sigmoid())  # no arguments: every Value comes from outside
+        (listed * captured + h).backward()
+        return listed._prev, captured._prev, w.grad, u.grad
+
+    plain, checked = run(lambda fn, *args: fn(*args)), run(checkpoint)
+    assert checked[2:] == pytest.approx(plain[2:], rel=1e-14)
+    w_and_u = {id(v) for v in checked[0]}
+    assert len(w_and_u) == 2 and w_and_u <= {id(v) for v in checked[1]}  # the leaves it read
+
+
+def test_checkpoint_refuses_a_block_returning_neither_tensors_nor_a_value():
+    with pytest.raises(TypeError, match=r"checkpoint: the block must return .* got float"):
+        checkpoint(lambda x: float(x.sum().item()), chainrule.ones(2, requires_grad=True))

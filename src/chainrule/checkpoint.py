@@ -82,31 +82,43 @@ class CheckpointNode(Node):
         self.args = None
 
 
-def _fresh_leaves(args: tuple, kwargs: dict) -> tuple[list, dict]:
-    """``args`` and ``kwargs`` with each Value replaced by a new leaf of its class holding its
-    number (a text's Value subclass stays itself inside the block)."""
-    fresh = [type(a)(a.data) if isinstance(a, Value) else a for a in (*args, *kwargs.values())]
-    return fresh[: len(args)], dict(zip(kwargs, fresh[len(args) :]))
+def _values_in(arg) -> list[Value]:
+    """The Values an argument holds: itself, or those inside a list or tuple (at any depth)."""
+    if isinstance(arg, Value):
+        return [arg]
+    if type(arg) in (list, tuple):
+        return [v for item in arg for v in _values_in(item)]
+    return []
 
 
-def _checkpoint_values(fn: Callable, args: tuple, kwargs: dict) -> Value:
+def _fresh(arg):
+    """``arg`` with each Value in it replaced by a new leaf of its class holding its number
+    (a text's Value subclass stays itself inside the block); lists and tuples are rebuilt."""
+    if isinstance(arg, Value):
+        return type(arg)(arg.data)
+    if type(arg) in (list, tuple) and _values_in(arg):
+        return type(arg)(_fresh(item) for item in arg)
+    return arg  # passed through as it is (a list without Values stays the same object)
+
+
+def _checkpoint_values(fn: Callable, args: tuple, kwargs: dict, rng_state: dict, result) -> Value:
     """`checkpoint` on scalar Values: one node, op "checkpoint", whose ``_backward`` closure
-    recomputes the block and sends its gradients to the Values among the arguments."""
-    rng_state = default_generator().bit_generator.state
-    fresh_args, fresh_kwargs = _fresh_leaves(args, kwargs)
-    result = fn(*fresh_args, **fresh_kwargs)  # its graph is dropped: only the number stays
+    recomputes the block and sends its gradients to the Values among the arguments.
+    ``result`` is the block's first run (its graph is dropped: only the number stays)."""
     if not isinstance(result, Value):
         raise TypeError(
             f"checkpoint: a block of Values must return one Value, got {type(result).__name__}"
         )
-    inputs = (*args, *kwargs.values())
-    parents = tuple({id(a): a for a in inputs if isinstance(a, Value)}.values())
+    inputs = [v for a in (*args, *kwargs.values()) for v in _values_in(a)]
+    parents = tuple({id(v): v for v in inputs}.values())
+    if not parents:  # a block reading only Values from outside: they order its node
+        parents = tuple(v for v in topological_order(result) if not v._prev)
     out = type(result)(result.data, parents, "checkpoint")
 
     def _backward() -> None:
-        leaves, kwarg_leaves = _fresh_leaves(args, kwargs)
+        leaves, kwarg_leaves = _fresh(args), _fresh(tuple(kwargs.values()))
         with _same_random_numbers(rng_state):
-            inner = fn(*leaves, **kwarg_leaves)
+            inner = fn(*leaves, **dict(zip(kwargs, kwarg_leaves)))
         # Value.backward's steps, seeded with out.grad. The order also holds Values the block
         # read from outside (captured, not arguments); the outer backward may still be adding
         # into their grads, so those are put back afterwards: the block's share reaches their
@@ -120,9 +132,8 @@ def _checkpoint_values(fn: Callable, args: tuple, kwargs: dict) -> Value:
             node._backward()
         for node, grad in zip(order, saved):
             node.grad = grad
-        for arg, leaf in zip(inputs, (*leaves, *kwarg_leaves.values())):
-            if isinstance(arg, Value):
-                arg.grad += leaf.grad
+        for value, leaf in zip(inputs, _values_in((leaves, kwarg_leaves))):
+            value.grad += leaf.grad
 
     out._backward = _backward
     return out
@@ -142,8 +153,9 @@ def checkpoint(fn: Callable, *args, **kwargs):
     [5.4366, 22.1672]
 
     On scalar Values ``fn`` returns one Value, and the result is one node (op
-    ``"checkpoint"``) whose parents are the Value arguments (positional or keyword); ``fn``
-    gets new leaves holding their numbers, and arguments that are not Values unchanged.
+    ``"checkpoint"``) whose parents are the Value arguments (positional or keyword, or inside
+    lists and tuples); ``fn`` gets new leaves holding their numbers, and everything else
+    unchanged.
     Values ``fn`` reads from outside get their gradients too, as parameters do; one made by
     an op passes the block's share straight on to its own inputs, so its ``.grad`` leaves
     that share out. Tensors and Values cannot be mixed in one call.
@@ -155,20 +167,29 @@ def checkpoint(fn: Callable, *args, **kwargs):
     ('checkpoint', 11.7594)
     """
     inputs = (*args, *kwargs.values())
-    if any(isinstance(a, Value) for a in inputs):
+    rng_state = default_generator().bit_generator.state
+    if any(_values_in(a) for a in inputs):
         if any(isinstance(a, Tensor) for a in inputs):
             raise TypeError(
                 "checkpoint: the arguments mix Tensors and Values; a checkpointed block runs "
                 "on one engine, so pass only Tensors or only Values"
             )
-        return _checkpoint_values(fn, args, kwargs)
+        result = fn(*_fresh(args), **dict(zip(kwargs, _fresh(tuple(kwargs.values())))))
+        return _checkpoint_values(fn, args, kwargs, rng_state, result)
     if not state.grad_enabled:
         return fn(*args, **kwargs)
-    rng_state = default_generator().bit_generator.state
     with no_grad():
         outs = fn(*args, **kwargs)
+    if isinstance(outs, Value):  # a block of Values read from outside (no Value arguments)
+        return _checkpoint_values(fn, args, kwargs, rng_state, outs)
     is_tuple = isinstance(outs, (tuple, list))
     results = list(outs) if is_tuple else [outs]
+    if not all(isinstance(r, Tensor) for r in results):
+        got = ", ".join(sorted({type(r).__name__ for r in results if not isinstance(r, Tensor)}))
+        raise TypeError(
+            f"checkpoint: the block must return a Tensor or a tuple of Tensors (or one Value), "
+            f"got {got}"
+        )
     node = CheckpointNode(fn, args, kwargs, rng_state)
     node.out_meta = tuple((r.shape, r.dtype) for r in results)
     wrapped = []

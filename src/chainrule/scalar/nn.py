@@ -12,13 +12,9 @@ from collections.abc import Callable, Sequence
 
 from .value import Value
 
-#: Activation names a Neuron accepts, and the Value method each one calls.
-ACTIVATIONS = {
-    "relu": Value.relu,
-    "tanh": Value.tanh,
-    "sigmoid": Value.sigmoid,
-    "linear": None,
-}
+#: Activation names a Neuron accepts: each but "linear" names the Value method it calls (looked
+#: up on the neuron's sum, so a Value subclass's or a patched method is the one used).
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 
 
 class Module:
@@ -70,8 +66,7 @@ class Neuron(Module):
         out = self.b
         for wi, xi in zip(self.w, x):
             out = out + wi * xi
-        act = ACTIVATIONS[self.activation]
-        return act(out) if act else out
+        return out if self.activation == "linear" else getattr(out, self.activation)()
 
     def parameters(self) -> list[Value]:
         return [*self.w, self.b]

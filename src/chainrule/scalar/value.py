@@ -72,6 +72,12 @@ class Value(ScalarOps):
 
     @_backward.setter
     def _backward(self, fn) -> None:
+        # A node an op row made loses its row: backward runs a node's closure exactly when it
+        # has no rule, so row-made nodes need no closure slot test (W1). Its op name stays.
+        if self._rule is not None:
+            op = self._op
+            self._rule = None
+            self._op = op
         self._closure = fn
 
     def _propagate(self) -> None:
