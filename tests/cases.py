@@ -45,7 +45,10 @@ def merged():
     import cases_elementwise
 
     families = [cases_elementwise]
-    for name in ("cases_reduce", "cases_shape", "cases_linalg", "cases_conv"):
+    for name in (
+        "cases_reduce", "cases_shape", "cases_linalg", "cases_conv", "cases_numeric", "cases_scan",
+        "cases_sorting", "cases_scatter", "cases_decompositions",
+    ):  # fmt: skip
         try:
             families.append(__import__(name))
         except ModuleNotFoundError as exc:

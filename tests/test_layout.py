@@ -17,19 +17,23 @@ ORDER = [
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
-    "tensor_base", "_tensor", "autograd", "function", "creation", "random", "xp",
-    "ops.elementwise", "ops.reduce", "ops.indexing", "ops.shape", "ops.padding", "ops.linalg",
-    "ops.conv", "ops.pool", "ops", "inplace",
+    "tensor_base", "methods.numeric", "methods.reductions", "methods.indexing", "methods.linalg",
+    "methods.factories", "methods", "_tensor", "autograd", "function", "creation", "random", "xp",
+    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.scan", "ops.sorting", "ops.indexing",
+    "ops.scatter", "ops.shape", "ops.padding", "ops.linalg", "ops.decompositions", "ops.conv",
+    "ops.pool", "ops", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
     "data", "nn.utils", "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",
     "nn.functional", "nn.activation", "nn.layers", "nn.conv", "nn.normalization",
-    "nn.attention", "nn", "optim.optimizers", "optim.lr_scheduler", "optim", "distributed",
+    "nn.attention", "nn.recurrent", "nn.transformer", "nn", "linalg", "optim.optimizers",
+    "optim.lr_scheduler", "optim", "distributed",
     "viz", "texts", "",  # chainrule itself
     "apps", "__main__",
 ]  # fmt: skip
 
-#: The upward imports there are, each at the foot of its module: Tensor's methods call the ops,
+#: The upward imports there are, each at the foot of its module: Tensor's methods (in _tensor and
+#: the family mixins of chainrule.methods) call the ops,
 #: the backward pass and in-place writes (which rewrite history with an op), which all make
 #: Tensors; `xp` (NumPy names that record
 #: ops when given Tensors) calls the ops, whose rules call `xp`.

@@ -11,10 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .dtypes import as_dtype, bool_, float32, float64, int64
+from .methods.factories import FactoryMethods
+from .methods.indexing import IndexingMethods
+from .methods.linalg import LinalgMethods
+from .methods.numeric import NumericMethods
+from .methods.reductions import ReductionMethods
 from .tensor_base import TensorBase
 
 
-class Tensor(TensorBase):
+class Tensor(
+    TensorBase, NumericMethods, ReductionMethods, IndexingMethods, LinalgMethods, FactoryMethods
+):
     """An n-dimensional array that records the ops applied to it, for automatic gradients.
 
     ``data`` is the NumPy array, ``grad`` the accumulated gradient (a Tensor, or None),
@@ -492,6 +499,11 @@ def shape_args(args: tuple) -> tuple:
 # The one upward seam: the ops, in-place writes and the backward pass import Tensor from this
 # module, and Tensor's methods call them.
 from . import autograd, inplace, ops  # noqa: E402
+from .methods import factories, indexing, linalg, numeric, reductions  # noqa: E402
+
+for _family in (factories, indexing, linalg, numeric, reductions):
+    _family.ops = ops  # the family mixins' methods call the rows too
+del _family
 
 
 def _row_method(op: ops.Op):

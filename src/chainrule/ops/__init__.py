@@ -1,25 +1,59 @@
 """Every tensor op, by name: the rows (`REGISTRY`) and the functions that call them."""
 
 from ..op import Op
-from . import conv, elementwise, indexing, linalg, padding, pool, reduce, shape
+from . import (
+    conv,
+    decompositions,
+    elementwise,
+    indexing,
+    linalg,
+    numeric,
+    padding,
+    pool,
+    reduce,
+    scan,
+    scatter,
+    shape,
+    sorting,
+)  # fmt: skip
 from .conv import *  # noqa: F403
+from .decompositions import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .numeric import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pool import *  # noqa: F403
 from .reduce import *  # noqa: F403
+from .scan import *  # noqa: F403
+from .scatter import *  # noqa: F403
 from .shape import *  # noqa: F403
+from .sorting import *  # noqa: F403
 
 __all__ = [
     *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
-    *conv.__all__, *pool.__all__, *padding.__all__,
+    *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__, *scan.__all__,
+    *sorting.__all__, *scatter.__all__, *decompositions.__all__,
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.
 REGISTRY: dict[str, Op] = {
     op.name: op
-    for module in (elementwise, reduce, shape, padding, indexing, linalg, conv, pool)
+    for module in (
+        elementwise,
+        numeric,
+        reduce,
+        scan,
+        sorting,
+        shape,
+        padding,
+        indexing,
+        scatter,
+        linalg,
+        decompositions,
+        conv,
+        pool,
+    )
     for op in vars(module).values()
     if isinstance(op, Op)
 }

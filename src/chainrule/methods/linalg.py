@@ -1,0 +1,13 @@
+"""Linear algebra methods: mm, bmm, mv, addmm, baddbmm, inner, kron, cross."""
+
+from __future__ import annotations
+
+#: `chainrule.ops`, set by `chainrule._tensor` once the ops exist: the rows make Tensors, so
+#: they cannot be imported while Tensor's bases are (the one upward seam, written once there).
+ops = None
+
+
+class LinalgMethods:
+    """Mixed into `chainrule.Tensor`; see the module docstring."""
+
+    __slots__ = ()

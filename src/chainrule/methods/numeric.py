@@ -1,0 +1,13 @@
+"""Elementwise math methods: trigonometry, rounding, remainders, bitwise ops, float tests."""
+
+from __future__ import annotations
+
+#: `chainrule.ops`, set by `chainrule._tensor` once the ops exist: the rows make Tensors, so
+#: they cannot be imported while Tensor's bases are (the one upward seam, written once there).
+ops = None
+
+
+class NumericMethods:
+    """Mixed into `chainrule.Tensor`; see the module docstring."""
+
+    __slots__ = ()

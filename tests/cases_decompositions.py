@@ -1,0 +1,3 @@
+"""Cases for chainrule/ops/decompositions.py."""
+
+CASES: dict = {}

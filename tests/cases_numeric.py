@@ -1,0 +1,3 @@
+"""Cases for chainrule/ops/numeric.py."""
+
+CASES: dict = {}

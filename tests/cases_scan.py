@@ -1,0 +1,3 @@
+"""Cases for chainrule/ops/scan.py."""
+
+CASES: dict = {}

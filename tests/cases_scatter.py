@@ -1,0 +1,3 @@
+"""Cases for chainrule/ops/scatter.py."""
+
+CASES: dict = {}

@@ -1,0 +1,3 @@
+"""Cases for chainrule/ops/sorting.py."""
+
+CASES: dict = {}
