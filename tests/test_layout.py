@@ -24,7 +24,8 @@ ORDER = [
     "ops.pool", "ops", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
-    "data", "nn.utils", "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",
+    "data.datasets", "data.sampler", "data.dataset", "data.loader", "data", "nn.utils",
+    "nn._checks", "nn.init", "nn.module", "nn.container", "nn.losses",
     "nn.functional", "nn.activation", "nn.layers", "nn.conv", "nn.normalization",
     "nn.attention", "nn.recurrent", "nn.transformer", "nn", "linalg", "optim.optimizers",
     "optim.lr_scheduler", "optim", "distributed",

@@ -122,29 +122,34 @@ def gradcheck(
 
 
 def _scalar_checks(fn, inputs, eps, atol, rtol) -> list[Check]:
-    points = []
+    points = []  # (label, number, class): a Value subclass (a text's Value) is kept
     for i, x in enumerate(inputs):
         if isinstance(x, Value):
-            points.append((x.label or f"x{i}", x.data))
+            points.append((x.label or f"x{i}", x.data, type(x)))
         elif isinstance(x, numbers.Real):
-            points.append((f"x{i}", float(x)))
+            points.append((f"x{i}", float(x), Value))
         else:
             raise TypeError(f"gradcheck: inputs must be numbers or Values, got {type(x).__name__}")
 
+    def leaf(name: str, number: float, cls: type[Value]) -> Value:
+        made = cls(number)
+        made.label = name
+        return made
+
     def evaluate(values: list[float]) -> Value:
-        out = fn(*(Value(v, label=name) for (name, _), v in zip(points, values)))
+        out = fn(*(leaf(name, v, cls) for (name, _, cls), v in zip(points, values)))
         if not isinstance(out, Value):
             raise TypeError(f"gradcheck: fn must return a Value, got {type(out).__name__}")
         return out
 
-    base = [v for _, v in points]
-    leaves = [Value(v, label=name) for name, v in points]
+    base = [v for _, v, _ in points]
+    leaves = [leaf(*point) for point in points]
     out = fn(*leaves)
     if not isinstance(out, Value):
         raise TypeError(f"gradcheck: fn must return a Value, got {type(out).__name__}")
     out.backward()
     checks = []
-    for i, (name, _) in enumerate(points):
+    for i, (name, _, _) in enumerate(points):
         plus, minus = list(base), list(base)
         plus[i] += eps
         minus[i] -= eps

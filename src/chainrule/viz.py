@@ -111,7 +111,7 @@ def _record(*fields: str) -> str:
 def _op_label(v: Value) -> str:
     """The op symbol, with a constant operand where the op has one: ``**2``."""
     constant = v._args[1] if len(v._prev) == 1 and len(v._args) == 2 else None
-    if constant is None:
+    if constant is None or v._op.endswith(f"{constant:g}"):  # a text's label may show it
         return v._op
     return f"{v._op}{constant:g}" if v._op == "**" else f"{v._op} {constant:g}"
 

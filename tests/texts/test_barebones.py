@@ -253,3 +253,17 @@ def test_draw_graph_shows_the_functions_and_the_gradients():
     # a: 4 + 5 from Mul, and 2a from Pow once per element Add broadcast it to
     assert "grad 21.0000" in source
     assert "grad [3.0000 3.0000]" in source
+
+
+def test_subtraction_division_and_negation_are_built_from_the_texts_functions(torch):
+    a, b = Tensor(3.0, requires_grad=True), Tensor(2.0, requires_grad=True)
+    loss = (a - 1) * b + a / b - (-a) + 1 / b + 5 - a
+    loss.backward()
+    at = torch.tensor(3.0, requires_grad=True)
+    bt = torch.tensor(2.0, requires_grad=True)
+    expected = (at - 1) * bt + at / bt - (-at) + 1 / bt + 5 - at
+    expected.backward()
+    assert float(loss.data) == expected.item() == 11.0
+    assert (float(a.grad), float(b.grad)) == (at.grad.item(), bt.grad.item())
+    assert type(loss) is Tensor and type(loss._creator).__name__ == "Add"
+    assert float(loss.grad) == 1.0  # the output keeps its seed, as the text's does

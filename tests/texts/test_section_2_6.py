@@ -216,3 +216,31 @@ def test_exercise_6_cross_entropy_with_value_operations_matches_pytorch():
     expected.backward()
     assert loss.data == pytest.approx(expected.item(), rel=1e-14)
     assert [z.grad for z in logits] == pytest.approx(t.grad.tolist(), rel=1e-12)
+
+
+def test_the_drawing_labels_a_power_once_and_assigning_parents_cuts_the_graph():
+    x = Value(2.0)
+    y = x**2 + x**0.5
+    dot = draw_graph(y)
+    assert "**2" in dot and "**0.5" in dot
+    assert "**2 2" not in dot and "**0.5 0.5" not in dot
+    z = x * 3
+    z._parents = set()
+    z.backward()
+    assert x.grad == 0.0 and z._parents == set()
+
+
+def test_gradcheck_differentiates_the_readers_own_value_class():
+    class Mine(Value):
+        __slots__ = ()
+
+        def sin(self):
+            out = Mine(math.sin(self.data), (self,), "sin")
+
+            def _backward():
+                self.grad += 2.0 * out.grad  # wrong on purpose: cos(x) is right
+
+            out._backward = _backward
+            return out
+
+    assert not chainrule.gradcheck(lambda v: v.sin(), [Mine(1.0)])

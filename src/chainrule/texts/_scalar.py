@@ -34,6 +34,15 @@ def op_labels(labels: dict[str, str]) -> property:
     return property(get, set_, doc="The op that made this Value, named as the text names it.")
 
 
-def parent_set(self: Value) -> set[Value]:
-    """The Values this one was computed from, as the set the texts keep."""
-    return set(self._prev)
+def parent_set(doc: str) -> property:
+    """A property holding the Values one was computed from as the set the texts keep: read,
+    a new set from ``_prev``; assigned, it replaces ``_prev`` (an empty set cuts the graph
+    there, as in the texts)."""
+
+    def get(self: Value) -> set[Value]:
+        return set(self._prev)
+
+    def set_(self: Value, parents) -> None:
+        self._prev = tuple(parents)
+
+    return property(get, set_, doc=doc)

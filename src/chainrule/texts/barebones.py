@@ -25,8 +25,9 @@ class Tensor(_tensor.Tensor):
     """chainrule's `Tensor` with the text's constructor, printing, ``_creator`` and ``.grad``.
 
     Data that is not an ndarray becomes a float32 array (ints too); an ndarray is kept as
-    it is, not copied. ``+``, ``*`` and ``**`` run `Add`, `Mul` and `Pow`; every other
-    chainrule method works as well and returns a plain chainrule Tensor.
+    it is, not copied. ``+``, ``*`` and ``**`` run `Add`, `Mul` and `Pow`, and ``-`` and ``/``
+    are built from them (a - b = a + b * -1, a / b = a * b ** -1); every other chainrule
+    method works as well and returns a plain chainrule Tensor.
 
     >>> c = Tensor(3.0, requires_grad=True) * Tensor(4)
     >>> print(c)
@@ -86,6 +87,8 @@ class Tensor(_tensor.Tensor):
                 f"backward: output has shape {fmt_shape(self.shape)}; pass grad= (an array "
                 "of that shape) or reduce to a single element first"
             )
+        if self.grad_fn is not None:
+            self.retain_grad()  # the text's output keeps its seed: L.grad is array(1.)
         super().backward(grad, retain_graph)
 
     def __add__(self, other) -> Tensor:
@@ -99,6 +102,24 @@ class Tensor(_tensor.Tensor):
 
     def __rmul__(self, other) -> Tensor:  # other * self
         return Mul.apply(_as_tensor(other), self)
+
+    # The operators the text leaves to its reader, built from its three Functions the way
+    # it suggests: a - b = a + b * -1, -a = a * -1, a / b = a * b ** -1.
+
+    def __neg__(self) -> Tensor:
+        return Mul.apply(self, Tensor(-1.0))
+
+    def __sub__(self, other) -> Tensor:
+        return Add.apply(self, -_as_tensor(other))
+
+    def __rsub__(self, other) -> Tensor:  # other - self
+        return Add.apply(_as_tensor(other), -self)
+
+    def __truediv__(self, other) -> Tensor:
+        return Mul.apply(self, Pow.apply(_as_tensor(other), power=-1))
+
+    def __rtruediv__(self, other) -> Tensor:  # other / self
+        return Mul.apply(_as_tensor(other), Pow.apply(self, power=-1))
 
     def __pow__(self, power) -> Tensor:
         if not isinstance(power, (int, float)):

@@ -42,7 +42,7 @@ class Scalar(Value):
 
     __slots__ = ()
     _op = op_labels({"pow": "**{y}", "sigmoid": "sigmoid"})
-    _children = property(parent_set, doc="The Scalars this one was computed from (a set).")
+    _children = parent_set("The Scalars this one was computed from (a set).")
 
     def __init__(self, data: float, children=(), op: str = "", label: str = "") -> None:
         super().__init__(data, children, op, label)

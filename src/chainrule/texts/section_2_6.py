@@ -35,7 +35,7 @@ class Value(_Value):
 
     __slots__ = ()
     _op = op_labels({"pow": "**{y}", "sigmoid": "sigmoid"})
-    _parents = property(parent_set, doc="The Values this one was computed from (a set).")
+    _parents = parent_set("The Values this one was computed from (a set).")
 
     def __repr__(self) -> str:
         return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"

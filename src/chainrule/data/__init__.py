@@ -1,0 +1,31 @@
+"""Data for training, as ``torch.utils.data`` has it: data sets (`chainrule.data.dataset`),
+samplers (`chainrule.data.sampler`) and the `DataLoader` (`chainrule.data.loader`), plus small
+data sets for demos and tests (`chainrule.data.datasets`: XOR, blobs, moons, spirals, digits)."""
+
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .datasets import load_digits, make_blobs, make_moons, make_spirals, make_xor
+from .loader import DataLoader, WorkerInfo, default_collate, default_convert, get_worker_info
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+
+__all__ = [
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
+    "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert",
+    "get_worker_info", "load_digits", "make_blobs", "make_moons", "make_spirals", "make_xor",
+    "random_split",
+]  # fmt: skip
