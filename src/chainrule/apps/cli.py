@@ -1,6 +1,7 @@
 """The ``chainrule`` console command: ``chainrule train NAME`` runs a training demo,
 ``chainrule milestones`` retraces the history of neural networks, ``chainrule serve`` opens the
-live web page, ``chainrule bench`` runs the benchmark suite of a source checkout."""
+live web page, ``chainrule bench`` runs the benchmark suite of a source checkout, and
+``chainrule run SCRIPT.py`` runs a PyTorch program on chainrule."""
 
 from __future__ import annotations
 
@@ -55,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", add_help=False,
         help="run the benchmark suite: python -m benchmarks in a source checkout (same options)",
     )  # fmt: skip
+    program = commands.add_parser(
+        "run", help="run a PyTorch program on chainrule: import torch gives chainrule's names"
+    )
+    program.add_argument("--count-ops", action="store_true", help="print op counts per step")
+    program.add_argument("--draw", metavar="FILE", help="draw the first loss's graph (.svg/.dot)")
+    program.add_argument("script", help="the program (a .py file)")
+    program.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     from .milestones import MILESTONES
 
     history = commands.add_parser("milestones", help="retrace 1958-2017, perceptron to attention")
@@ -82,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ImportError as error:  # tqdm or matplotlib; the message names the extra
             parser.exit(1, f"chainrule milestones: {error}\n")
         return 0
+    if args.command == "run":
+        from .run import run
+
+        return run(args.script, args.args, count_ops=args.count_ops, draw=args.draw)
     if args.command == "serve":
         from .web.server import serve  # the standard library's http.server, loaded on demand
 
