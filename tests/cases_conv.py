@@ -90,6 +90,28 @@ def slab_shapes():
     return st.tuples(sides, sides, sides, sides).map(lambda d: ((2, *d),))
 
 
+def small_conv_shapes(spatial, transposed=False, groups=1):
+    """(input, weight, bias) shapes with 1-2 channels per group, kernels 1-2 wide and inputs
+    1-2 larger than a kernel: small, because gradgradcheck perturbs every element."""
+
+    def build(drawn):
+        n, cin, cout, kernel, extra = drawn
+        sizes = tuple(k + e for k, e in zip(kernel, extra))
+        weight = (cin * groups, cout, *kernel) if transposed else (cout * groups, cin, *kernel)
+        return ((n, cin * groups, *sizes), weight, (cout * groups,))
+
+    pair = st.tuples(*[st.integers(1, 2)] * spatial)
+    return st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2), pair,
+                     st.tuples(*[st.integers(0, 1)] * spatial)).map(build)  # fmt: skip
+
+
+def signal_shapes(min_length=1, max_length=5):
+    """One (N, C, L) shape."""
+    return st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(min_length, max_length)).map(
+        lambda d: (d,)
+    )
+
+
 CASES = {
     "tiles": Case(
         lambda x: pool.tiles_row(x, kernel_size=(2, 1)),
@@ -168,6 +190,49 @@ CASES = {
     "adaptive_avg_pool2d": Case(
         lambda lib, x: functional(lib).adaptive_avg_pool2d(x, (2, 3)),
         image_shapes(),
+        needs_lib=True,
+    ),
+    "conv3d": Case(
+        lambda lib, x, w, b: functional(lib).conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 0)),
+        small_conv_shapes(3),
+        needs_lib=True,
+    ),
+    "conv_transpose2d": Case(
+        lambda lib, x, w, b: functional(lib).conv_transpose2d(
+            x, w, b, stride=2, output_padding=1, dilation=(1, 2)
+        ),
+        small_conv_shapes(2, transposed=True),
+        needs_lib=True,
+    ),
+    "conv_transpose1d": Case(
+        lambda lib, x, w, b: functional(lib).conv_transpose1d(x, w, b, stride=1, groups=2),
+        small_conv_shapes(1, transposed=True, groups=2),
+        needs_lib=True,
+    ),
+    "max_pool1d": Case(
+        lambda lib, x: functional(lib).max_pool1d(x, 2, stride=1, padding=1),
+        signal_shapes(),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "avg_pool1d": Case(
+        lambda lib, x: functional(lib).avg_pool1d(x, 3, stride=2, padding=1, ceil_mode=True),
+        signal_shapes(min_length=2),
+        needs_lib=True,
+    ),
+    "adaptive_avg_pool1d": Case(
+        lambda lib, x: functional(lib).adaptive_avg_pool1d(x, 3), signal_shapes(), needs_lib=True
+    ),
+    "adaptive_max_pool1d": Case(
+        lambda lib, x: functional(lib).adaptive_max_pool1d(x, 2),
+        signal_shapes(),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "adaptive_max_pool2d": Case(
+        lambda lib, x: functional(lib).adaptive_max_pool2d(x, (2, 3)),
+        image_shapes(),
+        domain=(distinct(),),
         needs_lib=True,
     ),
 }

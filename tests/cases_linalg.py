@@ -90,3 +90,51 @@ CASES = {
         lambda lib, x, a: lib.einsum("i,ij,j->", x, a, x), from_sizes("i", "ii"), needs_lib=True
     ),
 }
+
+
+def _threes(shapes):
+    """The shapes with their last dim set to 3 (the cross product's)."""
+    return tuple(s[:-1] + (3,) for s in shapes)
+
+
+def _same_rank_threes(shapes):
+    """Broadcastable shapes padded to one number of dims (cross needs it), last dim 3."""
+    ndim = max(len(s) for s in shapes)
+    return _threes(tuple((1,) * (ndim - len(s)) + s for s in shapes))
+
+
+def product_case(call, *templates, **options):
+    """A case running call(lib, ...) on shapes built from shared sizes (`from_sizes`)."""
+    return Case(call, from_sizes(*templates), needs_lib=True, **options)
+
+
+# Products of fixed ranks and their scaled sums, tensordot, inner, kron, cross (composed).
+CASES.update({
+    "mm": Case(lambda x, y: x.mm(y), from_sizes("ij", "jk")),
+    "mm[function]": product_case(lambda lib, x, y: lib.mm(x, y), "ij", "jk"),
+    "bmm": Case(lambda x, y: x.bmm(y), from_sizes("bij", "bjk")),
+    "mv": Case(lambda x, y: x.mv(y), from_sizes("ij", "j")),
+    "addmm": product_case(lambda lib, z, x, y: lib.addmm(z, x, y), "k", "ij", "jk"),
+    "addmm[scaled]": Case(lambda z, x, y: z.addmm(x, y, beta=0.5, alpha=-2),
+                          from_sizes("ik", "ij", "jk")),
+    "addmm[beta0]": product_case(lambda lib, z, x, y: lib.addmm(z, x, y, beta=0), "ik", "ij",
+                                 "jk"),
+    "baddbmm": product_case(lambda lib, z, x, y: lib.baddbmm(z, x, y, alpha=2), "ik", "bij",
+                            "bjk"),
+    "addmv": product_case(lambda lib, z, x, y: lib.addmv(z, x, y, beta=2), "i", "ij", "j"),
+    "addmv[method]": Case(lambda z, x, y: z.addmv(x, y), from_sizes("i", "ij", "j")),
+    "tensordot": product_case(lambda lib, x, y: lib.tensordot(x, y), "ijk", "jkl"),
+    "tensordot[pairs]": product_case(
+        lambda lib, x, y: lib.tensordot(x, y, dims=([0, 2], [1, 0])), "ijk", "kil"
+    ),
+    "tensordot[outer]": product_case(lambda lib, x, y: lib.tensordot(x, y, 0), "ij", "k"),
+    "inner": Case(lambda x, y: x.inner(y), from_sizes(".ij", "kj")),
+    "inner[scalar]": product_case(lambda lib, x, y: lib.inner(x, y), "", "ij"),
+    "kron": Case(lambda x, y: x.kron(y), from_sizes("ij", "kjl")),
+    "kron[vectors]": product_case(lambda lib, x, y: lib.kron(x, y), "i", "j"),
+    "cross": Case(lambda x, y: x.cross(y, dim=-1), from_sizes("ki", "ki").map(_threes)),
+    "cross[first_dim]": Case(lambda lib, x, y: lib.cross(x.mT, y.mT, dim=0),
+                             from_sizes("ij", "ij").map(_threes), needs_lib=True),
+    "linalg_cross": Case(lambda lib, x, y: lib.linalg.cross(x, y),
+                         broadcastable(2, 1).map(_same_rank_threes), needs_lib=True),
+})  # fmt: skip

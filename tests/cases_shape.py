@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from strategies import away_from_zero, fixed, one, same, shapes
 
 import chainrule
-from chainrule.ops import indexing
+from chainrule.ops import indexing, strided
 
 
 def joinable(n, dim):
@@ -210,3 +210,73 @@ CASES = {
         needs_lib=True,
     ),
 }
+
+
+# chainrule/ops/strided.py (diagonals, windows, triangles) and chainrule/ops/joining.py.
+
+
+def windows_backward(g):
+    """The windows' backward row directly: (2, 3, 2) windows added back into (2, 4)."""
+    return strided.windows_backward_row(g, shape=(2, 4), dim=1, size=2, step=1)
+
+
+def write_diagonal(x, y):
+    """An in-place write into x's diagonal view lands in x (both libraries)."""
+    z = x * 1
+    z.diagonal().mul_(y)
+    return z
+
+
+CASES.update(
+    {
+        "diagonal": Case(lambda x: x.diagonal(), one(2, 3)),
+        "diagonal[offset]": Case(lambda x: x.diagonal(1, 0, 2), one(3, 3)),
+        "diagonal[below]": Case(lambda x: x.diagonal(-1, -1, 0), one(2, 3)),
+        "diagonal[diag]": Case(lambda x: x.diag(-1), one(2, 2)),
+        "copy_slices[diagonal]": Case(write_diagonal, fixed((3, 4), (3,))),
+        "diag_embed": Case(
+            lambda lib, x: lib.diag_embed(x, 1, 0, 2), one(2, 3), needs_lib=True
+        ),  # fmt: skip
+        "diag_embed[default]": Case(lambda x: x.diag_embed(), one(1, 3)),
+        "diag_embed[diag]": Case(lambda x: x.diag(1), one(1, 1)),
+        "windows": Case(lambda x: x.unfold(-1, 2, 1), one(1, 3, min_side=2)),
+        "windows[step]": Case(lambda x: x.unfold(0, 2, 3), one(1, 3, min_side=2)),
+        "windows_backward": Case(
+            windows_backward,
+            fixed((2, 3, 2)),
+            torch_fn=lambda g: torch.ops.aten.unfold_backward(g, [2, 4], 1, 2, 1),
+        ),
+        "contiguous": Case(lambda x: x.mT.contiguous(), one(2, 3, min_side=2)),
+        "where[tril]": Case(lambda x: x.tril(), one(2, 3)),
+        "where[tril_offset]": Case(lambda x: x.tril(-1), one(2, 3)),
+        "where[triu]": Case(lambda x: x.triu(1), one(2, 3)),
+        "reshape[reshape_as]": Case(
+            lambda x, y: x.reshape_as(y), fixed((2, 3), (3, 2)), grad_inputs=(0,)
+        ),  # fmt: skip
+        "cat[hstack]": Case(lambda lib, x, y: lib.hstack([x, y]), same(2, 1), needs_lib=True),
+        "cat[hstack_1d]": Case(
+            lambda lib, x, y: lib.hstack([x, y]), fixed((2,), (3,)), needs_lib=True
+        ),  # fmt: skip
+        "cat[vstack]": Case(lambda lib, x, y: lib.vstack([x, y]), same(2), needs_lib=True),
+        "cat[dstack]": Case(lambda lib, x, y: lib.dstack([x, y]), same(2), needs_lib=True),
+        "cat[column_stack]": Case(
+            lambda lib, x, y: lib.column_stack([x, y]), fixed((3,), (3, 2)), needs_lib=True
+        ),
+        "cat[concat]": Case(
+            lambda lib, x, y: lib.concat([x, y], dim=0), fixed((2, 3), (1, 3)), needs_lib=True
+        ),
+        "expand[broadcast_tensors]": Case(
+            lambda lib, x, y: lib.broadcast_tensors(x, y), fixed((2, 1), (3,)), needs_lib=True
+        ),
+        "expand[meshgrid]": Case(
+            lambda lib, x, y: lib.meshgrid(x, y, indexing="ij"),
+            fixed((2,), (3,)),
+            needs_lib=True,
+        ),  # fmt: skip
+        "expand[meshgrid_xy]": Case(
+            lambda lib, x, y, z: lib.meshgrid(x, y, z, indexing="xy"),
+            fixed((2,), (3,), (4,)),
+            needs_lib=True,
+        ),
+    }
+)

@@ -23,6 +23,7 @@ REFERENCE = {
     "optim": "chainrule.optim",
     "func": "chainrule.func",
     "data": "chainrule.data",
+    "linalg": "chainrule.linalg",
 }
 
 #: The packages of the docs extra (pip install -e .[docs]), by import name.

@@ -679,12 +679,12 @@ def test_optimizer_state_of_the_wrong_shape_changes_nothing(tmp_path):
 @pytest.mark.parametrize(
     ("obj", "error", "message"),
     [
-        ({"f": lambda: 0}, DTypeError, "save: 'f' has type function; only tensors, arrays"),
-        ({"o": object()}, DTypeError, "save: 'o' has type object; only tensors"),
-        ({"s": {1, 2}}, DTypeError, "save: 's' has type set"),
-        ({"d": np.datetime64("2020-01-01")}, DTypeError, "save: 'd' has type date"),
+        ({"f": lambda: 0}, SerializationError, "save: 'f' has type function; only tensors, arrays"),
+        ({"o": object()}, SerializationError, "save: 'o' has type object; only tensors"),
+        ({"s": {1, 2}}, SerializationError, "save: 's' has type set"),
+        ({"d": np.datetime64("2020-01-01")}, SerializationError, "save: 'd' has type date"),
         ({"z": np.ones(2, complex)}, DTypeError, "save: 'z' holds complex128 data"),
-        ({(1, 2): 0}, DTypeError, "save: key (1, 2) in 'the top level' is a tuple"),
+        ({(1, 2): 0}, SerializationError, "save: key (1, 2) in 'the top level' is a tuple"),
         (
             {"a.b": chainrule.ones(1), "a": {"b": chainrule.ones(1)}},
             SerializationError,
@@ -717,7 +717,7 @@ def test_failed_save_leaves_the_existing_file_intact(tmp_path):
     path = tmp_path / "a.safetensors"
     save({"w": chainrule.ones(3)}, path)
     original = path.read_bytes()
-    with pytest.raises(DTypeError):
+    with pytest.raises(SerializationError):
         save({"w": chainrule.zeros(3), "f": print}, path)
     assert path.read_bytes() == original
 

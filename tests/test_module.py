@@ -311,3 +311,18 @@ def test_identity_and_flatten():
     assert nn.Flatten(0, 2)(x).shape == (24, 5)
     with pytest.raises(DomainError, match=r"Flatten: start_dim 2 comes after end_dim 1"):
         nn.Flatten(2, 1)(x)
+
+
+def test_module_to_takes_pytorchs_forms_and_refuses_a_gpu():
+    layer = chainrule.nn.Linear(2, 3)
+    assert layer.to("cpu") is layer and layer.cpu() is layer
+    assert layer.to("cpu", chainrule.float64).weight.dtype == chainrule.float64
+    assert layer.to(chainrule.zeros(1)).weight.dtype == chainrule.float32
+    assert layer.to(device="cpu", dtype="float64").bias.dtype == chainrule.float64
+    with pytest.raises(chainrule.DomainError, match="'cuda' is not available"):
+        layer.to("cuda")
+    with pytest.raises(chainrule.DomainError, match="'cuda' is not available"):
+        layer.cuda()
+    draws = [chainrule.Generator().manual_seed(3) for _ in range(2)]
+    seeded = [nn.init.normal_(chainrule.empty(4), generator=g) for g in draws]
+    assert seeded[0].tolist() == seeded[1].tolist()

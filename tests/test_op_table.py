@@ -34,7 +34,12 @@ def test_rows_that_loop_under_vmap_say_why():
         name: op.batch.reason for name, op in REGISTRY.items() if isinstance(op.batch, Loops)
     }
     # In-place writes and the indices of max/min are read per example on purpose; nothing else.
-    assert set(looping) == {"fill", "copy_into", "index_put", "copy_slices", "max", "min"}
+    # nonzero: each example has its own number of non-zero elements, so no batched result;
+    # unique and bincount likewise (as many values as are distinct, bins as the largest + 1).
+    assert set(looping) == {
+        "fill", "copy_into", "index_put", "copy_slices", "max", "min", "nonzero", "unique",
+        "bincount",
+    }  # fmt: skip
     assert all(reason for reason in looping.values())
 
 

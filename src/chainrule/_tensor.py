@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .dtypes import as_dtype, bool_, float32, float64, int64
 from .methods.factories import FactoryMethods
 from .methods.indexing import IndexingMethods
 from .methods.linalg import LinalgMethods
@@ -40,28 +39,7 @@ class Tensor(
     # Defining __eq__ (elementwise, below) would otherwise make tensors unhashable.
     __hash__ = object.__hash__
 
-    # Dtype conversion.
-
-    def to(self, dtype) -> Tensor:
-        """This tensor in another dtype (itself if it already has it); differentiable."""
-        dtype = as_dtype(dtype, "to")
-        return self if dtype == self.dtype else ops.cast(self, dtype=dtype)
-
-    def float(self) -> Tensor:
-        """This tensor as float32."""
-        return self.to(float32)
-
-    def double(self) -> Tensor:
-        """This tensor as float64."""
-        return self.to(float64)
-
-    def long(self) -> Tensor:
-        """This tensor as int64."""
-        return self.to(int64)
-
-    def bool(self) -> Tensor:
-        """This tensor as bool."""
-        return self.to(bool_)
+    # Dtype conversion (to, float, double...) is in `chainrule.methods.factories`.
 
     # Autograd.
 
@@ -143,13 +121,20 @@ class Tensor(
     def __ne__(self, other):
         return ops.ne(self, other)
 
+    # ~, & and | are bitwise on integer tensors and logical otherwise (^, << and >> are in
+    # chainrule.methods.numeric).
+
     def __invert__(self):
-        return ops.logical_not(self)
+        return ops.bitwise_not(self) if self.dtype.kind in "iu" else ops.logical_not(self)
 
     def __and__(self, other):
+        if self.dtype.kind in "iu":
+            return ops.bitwise_and(self, other)
         return ops.logical_and(self, other)
 
     def __or__(self, other):
+        if self.dtype.kind in "iu":
+            return ops.bitwise_or(self, other)
         return ops.logical_or(self, other)
 
     # The same ops by name, with PyTorch's arguments.

@@ -8,6 +8,7 @@ in `chainrule.graph`; the nodes are recorded by `chainrule.function`.
 from __future__ import annotations
 
 import heapq
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from .errors import GraphError, ShapeError, fmt_shape
 from .graph import (
     Node,
     RemovableHandle,
+    _GradMode,
     detect_anomaly,
     edge_of,
     enable_grad,
@@ -387,6 +389,51 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) 
     run_backward(tensors, seeds, retain_graph, create_graph)
 
 
+class _InferenceState(threading.local):
+    enabled = False  # per thread, as grad mode
+
+
+_inference = _InferenceState()
+
+
+class inference_mode(_GradMode):
+    """Context manager and decorator for code that only evaluates: ops record no graph, as
+    under `no_grad` (PyTorch's inference_mode; chainrule has no separate inference tensors).
+    ``inference_mode(False)`` turns it off inside, recording again.
+
+    >>> import chainrule
+    >>> x = chainrule.ones(1, requires_grad=True)
+    >>> with chainrule.inference_mode():
+    ...     y = x * 2
+    ...     on = chainrule.is_inference_mode_enabled()
+    >>> y.requires_grad, on, chainrule.is_inference_mode_enabled()
+    (False, True, False)
+    """
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # used bare, as @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__(not mode)
+        self.mode, self._was = bool(mode), []
+
+    def __enter__(self):
+        self._was.append(_inference.enabled)
+        _inference.enabled = self.mode
+        return super().__enter__()
+
+    def __exit__(self, *exc) -> None:
+        super().__exit__(*exc)
+        _inference.enabled = self._was.pop()
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether code runs inside `inference_mode`."""
+    return _inference.enabled
+
+
 __all__ = [
     "Node",
     "node_order",
@@ -395,7 +442,9 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "grad",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
     "state",

@@ -1,5 +1,10 @@
-"""Making tensors: ``tensor``, ``from_numpy``, ``zeros``, ``ones``, ``full``, their ``_like``
-forms, ``arange``, ``linspace`` and ``eye``. Random ones are in `chainrule.random`."""
+"""Making tensors: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``, ``ones``, ``full``,
+``empty``, their ``_like`` forms, ``arange``, ``linspace``, ``logspace`` and ``eye``; and
+facts about any object (``is_tensor``, ``numel``, ``is_floating_point``). Random tensors are
+in `chainrule.random`.
+
+Floating-point factories make `get_default_dtype()` (float32 unless changed). Each takes
+``device=``, which can only be the CPU."""
 
 from __future__ import annotations
 
@@ -8,23 +13,51 @@ import numbers
 import numpy as np
 
 from ._tensor import Tensor, shape_args
-from .dtypes import DEFAULT_DTYPE, as_dtype, int64
-from .errors import DomainError, ShapeError
+from .dtypes import as_device, as_dtype, get_default_dtype, int64
+from .errors import DomainError, DTypeError, ShapeError, fmt_dtype
 
 
-def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A new leaf Tensor holding a copy of ``data`` (Python floats become float32).
+def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new leaf Tensor holding a copy of ``data`` (Python floats get the default dtype).
 
     >>> tensor([1.0, 2.0]).dtype
     dtype('float32')
     """
+    as_device(device, "tensor")
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """``data`` as a Tensor, copying only when it must: a Tensor of that dtype is returned
+    itself (another dtype: a differentiable cast), and a NumPy array whose dtype fits shares
+    its memory, as ``from_numpy``; other data is copied as `tensor` does.
+
+    >>> import numpy as np
+    >>> a = np.zeros(2)
+    >>> t = as_tensor(a)
+    >>> a[0] = 5.0
+    >>> t
+    tensor([5., 0.], dtype=float64)
+    """
+    as_device(device, "as_tensor")
+    dtype = as_dtype(dtype, "as_tensor")
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype):
+        return from_numpy(data)
+    return Tensor(data, dtype=dtype)
+
+
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A Tensor sharing memory with ``array`` (no copy)."""
+    """A Tensor sharing memory with ``array`` (no copy).
+
+    >>> from_numpy(np.arange(3)).dtype
+    dtype('int64')
+    """
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
+        raise DTypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
+    if array.dtype.kind not in "biuf":
+        raise DTypeError(f"from_numpy: cannot make a tensor of {fmt_dtype(array.dtype)} data")
     return Tensor._make(array)
 
 
@@ -40,39 +73,90 @@ def _size(size: tuple) -> tuple[int, ...]:
     return tuple(int(n) for n in size)
 
 
-def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A tensor of zeros (float32 unless ``dtype``)."""
-    return _new(np.zeros(_size(size), as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+def _float(dtype, op: str) -> np.dtype:
+    """The dtype asked for, else the default floating-point one."""
+    return as_dtype(dtype, op) or get_default_dtype()
 
 
-def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A tensor of ones (float32 unless ``dtype``)."""
-    return _new(np.ones(_size(size), as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros (the default dtype unless ``dtype``).
+
+    >>> zeros(2, 3).shape, zeros((2,), device="cpu").dtype
+    ((2, 3), dtype('float32'))
+    """
+    as_device(device, "zeros")
+    return _new(np.zeros(_size(size), _float(dtype, "zeros")), requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    """A tensor filled with ``fill_value``."""
-    dtype = as_dtype(dtype) or (DEFAULT_DTYPE if isinstance(fill_value, float) else None)
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones (the default dtype unless ``dtype``)."""
+    as_device(device, "ones")
+    return _new(np.ones(_size(size), _float(dtype, "ones")), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor whose values are not to be read before they are written: chainrule fills it
+    with zeros (PyTorch leaves whatever was in memory).
+
+    >>> empty(2).shape
+    (2,)
+    """
+    as_device(device, "empty")
+    return _new(np.zeros(_size(size), _float(dtype, "empty")), requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (a float gives the default dtype, an int int64,
+    a bool bool).
+
+    >>> full((2,), 7)
+    tensor([7, 7])
+    """
+    as_device(device, "full")
+    dtype = as_dtype(dtype, "full")
+    if dtype is None and isinstance(fill_value, float):
+        dtype = get_default_dtype()
     return _new(np.full(_size((size,)), fill_value, dtype), requires_grad)
 
 
-def zeros_like(x: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+def _like(x, dtype, device, op: str) -> np.dtype:
+    if not isinstance(x, Tensor):
+        raise DTypeError(f"{op}: input must be a Tensor, got {type(x).__name__}")
+    as_device(device, op)
+    return as_dtype(dtype, op) or x.dtype
+
+
+def zeros_like(x: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``x``'s shape and dtype."""
-    return _new(np.zeros(x.shape, as_dtype(dtype) or x.dtype), requires_grad)
+    return _new(np.zeros(x.shape, _like(x, dtype, device, "zeros_like")), requires_grad)
 
 
-def ones_like(x: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+def ones_like(x: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Ones with ``x``'s shape and dtype."""
-    return _new(np.ones(x.shape, as_dtype(dtype) or x.dtype), requires_grad)
+    return _new(np.ones(x.shape, _like(x, dtype, device, "ones_like")), requires_grad)
 
 
-def full_like(x: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+def empty_like(x: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor with ``x``'s shape and dtype: zeros here (see `empty`)."""
+    return _new(np.zeros(x.shape, _like(x, dtype, device, "empty_like")), requires_grad)
+
+
+def full_like(
+    x: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
     """``fill_value`` with ``x``'s shape and dtype."""
-    return _new(np.full(x.shape, fill_value, as_dtype(dtype) or x.dtype), requires_grad)
+    dtype = _like(x, dtype, device, "full_like")
+    return _new(np.full(x.shape, fill_value, dtype), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in [start, end): int64 for integer arguments, else the default
+    dtype.
+
+    >>> arange(3), arange(0, 1, 0.5)
+    (tensor([0, 1, 2]), tensor([0.0000, 0.5000]))
+    """
+    as_device(device, "arange")
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -82,16 +166,81 @@ def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> 
             f"arange: the step {step} leads away from end {end} when starting at {start}"
         )
     integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-    dtype = as_dtype(dtype) or (int64 if integral else DEFAULT_DTYPE)
+    dtype = as_dtype(dtype, "arange") or (int64 if integral else get_default_dtype())
     return _new(np.arange(start, end, step).astype(dtype), requires_grad)
 
 
-def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
+def linspace(
+    start, end, steps: int, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
     """``steps`` evenly spaced values from start to end inclusive."""
-    array = np.linspace(start, end, steps, dtype=as_dtype(dtype) or DEFAULT_DTYPE)
+    as_device(device, "linspace")
+    _check_steps(steps, "linspace")
+    array = np.linspace(start, end, steps, dtype=_float(dtype, "linspace"))
     return _new(array, requires_grad)
 
 
-def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+def logspace(
+    start, end, steps: int, base: float = 10.0, dtype=None, device=None,
+    requires_grad: bool = False,
+) -> Tensor:  # fmt: skip
+    """``steps`` values from base**start to base**end inclusive, evenly spaced in exponent.
+
+    >>> logspace(0, 2, 3), logspace(0, 3, 4, base=2)
+    (tensor([  1.,  10., 100.]), tensor([1., 2., 4., 8.]))
+    """
+    as_device(device, "logspace")
+    _check_steps(steps, "logspace")
+    dtype = _float(dtype, "logspace")
+    exponents = np.linspace(start, end, steps, dtype=np.float64)
+    array = np.power(float(base), exponents)
+    if dtype.kind in "iu":
+        array = np.round(array)  # 10.0**2 is 99.999... in some libms; PyTorch gives 100
+    return _new(array.astype(dtype), requires_grad)
+
+
+def _check_steps(steps, op: str) -> None:
+    if not isinstance(steps, numbers.Integral) or steps < 0:
+        raise DomainError(f"{op}: steps must be a non-negative integer, got {steps!r}")
+
+
+def eye(
+    n: int, m: int | None = None, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
     """The n×m identity matrix."""
-    return _new(np.eye(n, m, dtype=as_dtype(dtype) or DEFAULT_DTYPE), requires_grad)
+    as_device(device, "eye")
+    return _new(np.eye(n, m, dtype=_float(dtype, "eye")), requires_grad)
+
+
+# Facts about any object.
+
+
+def is_tensor(obj) -> bool:
+    """Whether ``obj`` is a chainrule Tensor.
+
+    >>> is_tensor(zeros(1)), is_tensor([1.0])
+    (True, False)
+    """
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``.
+
+    >>> numel(zeros(2, 3))
+    6
+    """
+    if not isinstance(input, Tensor):
+        raise DTypeError(f"numel: input must be a Tensor, got {type(input).__name__}")
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is a floating-point one (float16, float32, float64).
+
+    >>> is_floating_point(zeros(1)), is_floating_point(arange(2))
+    (True, False)
+    """
+    if not isinstance(input, Tensor):
+        raise DTypeError(f"is_floating_point: input must be a Tensor, got {type(input).__name__}")
+    return input.is_floating_point()

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import counting
 from ._tensor import Tensor
-from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+from .errors import ChainruleError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
 from .op import LINEAR, NOT_COUNTED, PASS, Op
 from .tensor_base import ViewOf, current_view
@@ -138,6 +138,8 @@ Op.__call__ = apply_op
 
 def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
     """A clear error from a NumPy failure: the op, the operands' shapes and dtypes, the cause."""
+    if isinstance(exc, ChainruleError):
+        return exc  # raised by the forward itself, already naming the op (inv of a singular A)
     described = ", ".join(
         f"{fmt_shape(np.shape(a))} {fmt_dtype(getattr(a, 'dtype', type(a)))}" for a in arrays
     )

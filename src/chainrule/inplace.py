@@ -30,8 +30,8 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
     recording = state.grad_enabled and (
         tensor.requires_grad or (base is not None and base.requires_grad)
         or (isinstance(other, Tensor) and other.requires_grad)
-        or (isinstance(other, tuple) and isinstance(other[1], Tensor)
-            and other[1].requires_grad)
+        or (isinstance(other, tuple)
+            and any(isinstance(o, Tensor) and o.requires_grad for o in other))
     )  # fmt: skip
     if recording and tensor.requires_grad and tensor.grad_fn is None:
         raise GraphError(

@@ -41,7 +41,8 @@ _TAGS = {dtype.str: tag for tag, dtype in _DTYPES.items()}
 
 
 class SerializationError(ChainruleError, ValueError):
-    """A file cannot be read back: truncated, corrupted, or not a safetensors file."""
+    """A file cannot be read back (truncated, corrupted, or not a safetensors file), or an
+    object cannot be saved (it is not a tensor, a plain value or a container of them)."""
 
 
 def _safetensors_numpy():
@@ -106,7 +107,7 @@ def _encode(value: Any, name: str, arrays: dict[str, np.ndarray]) -> Any:
         pairs = []
         for key, item in value.items():
             if not isinstance(key, _SCALARS):
-                raise DTypeError(
+                raise SerializationError(
                     f"save: key {key!r} in {name or 'the top level'!r} is a "
                     f"{type(key).__name__}; keys must be str, int, float, bool or None"
                 )
@@ -115,9 +116,10 @@ def _encode(value: Any, name: str, arrays: dict[str, np.ndarray]) -> Any:
     if isinstance(value, (list, tuple)):
         tag = "tuple" if isinstance(value, tuple) else "list"
         return {tag: [_encode(item, f"{prefix}{i}", arrays) for i, item in enumerate(value)]}
-    raise DTypeError(
+    raise SerializationError(
         f"save: {name or 'the object'!r} has type {type(value).__name__}; only tensors, arrays, "
-        "numbers, strings, None and dicts, lists or tuples of them can be saved"
+        "numbers, strings, None and dicts, lists or tuples of them can be saved (nothing is "
+        "pickled: save an object's state_dict() instead)"
     )
 
 
@@ -148,6 +150,14 @@ def _decode(node: Any, tensors: dict[str, Tensor], where: str) -> Any:
 def save(obj: Any, path: str | os.PathLike) -> None:
     """Write ``obj`` (a state dict, or nested dicts/lists of tensors and plain values) to
     ``path`` as safetensors. Tensors are named by their dotted paths (``model.0.weight``).
+
+    ``obj`` may be what a PyTorch program passes to ``torch.save`` for a checkpoint: a state
+    dict, or dicts (nested) of state dicts, tensors, arrays, numbers, strings, bools, None and
+    lists or tuples of them, e.g. ``{"model": model.state_dict(), "optimizer":
+    optimizer.state_dict(), "step": 10}``. Tensors go to the file's data and everything else to
+    JSON in its metadata, in one file; key and container types come back as they went in.
+    Anything else raises `SerializationError` naming where it is (``'config.fn'``) and its
+    type, and writes nothing.
 
     >>> import chainrule, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "ckpt.safetensors")

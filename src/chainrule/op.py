@@ -33,6 +33,7 @@ KINDS = (
     "indexing",  # picks or writes elements by index
     "contraction",  # sums of products: matmul, einsum
     "window",  # sliding windows for convolution and pooling
+    "decomposition",  # factorisations and solves: inv, solve, cholesky, qr, svd, eigh...
 )
 
 

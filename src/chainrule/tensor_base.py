@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .dtypes import DEFAULT_DTYPE, as_dtype, bool_, float32, int64
+from .dtypes import CPU, as_dtype, bool_, device, get_default_dtype, int64
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import RemovableHandle, VersionCounter, state
 
 
 def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
-    """An array from Python or NumPy data: Python floats become float32, as in PyTorch."""
+    """An array from Python or NumPy data: Python floats get the default dtype (float32
+    unless `chainrule.set_default_dtype` changed it), as in PyTorch."""
     if isinstance(data, TensorBase):
         array = data.data
     elif isinstance(data, (np.ndarray, np.generic)):
@@ -31,7 +32,7 @@ def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
         except ValueError as exc:
             raise ShapeError(f"tensor: data is not rectangular: {exc}") from None
         if array.dtype == np.float64 and dtype is None:
-            array = array.astype(DEFAULT_DTYPE)
+            array = array.astype(get_default_dtype())
     if array.dtype.kind not in "biuf":
         raise DTypeError(f"tensor: cannot make a tensor of {fmt_dtype(array.dtype)} data")
     if dtype is not None and array.dtype != dtype:
@@ -170,9 +171,9 @@ class TensorBase:
         return self.data.dtype
 
     @property
-    def device(self) -> str:
-        """Where the data lives: always "cpu" for NumPy arrays."""
-        return "cpu"
+    def device(self) -> device:
+        """Where the data lives: always ``chainrule.device("cpu")`` for NumPy arrays."""
+        return CPU
 
     @property
     def grad(self) -> TensorBase | None:
@@ -370,7 +371,7 @@ class TensorBase:
             floatmode="maxprec" if whole else "fixed", suppress_small=False,
         )  # fmt: skip
         extras = []
-        if self.dtype not in (float32, int64, bool_):
+        if self.dtype not in (get_default_dtype(), int64, bool_):
             extras.append(f"dtype={self.dtype.name}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn={self.grad_fn!r}")

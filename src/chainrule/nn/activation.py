@@ -1,15 +1,20 @@
 """Activation layers: modules that apply one function of `chainrule.nn.functional` and hold no
-weights. Their constructor arguments, defaults and reprs are PyTorch's.
+weights (but PReLU's slopes). Their constructor arguments, defaults and reprs are PyTorch's.
 """
 
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..autograd import no_grad
+from ..creation import full
+from ..errors import DomainError
 from . import functional as F
-from .module import Module
+from .module import Module, Parameter
 
-__all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax",
-           "Softplus", "Tanh"]  # fmt: skip
+__all__ = [
+    "ELU", "GELU", "GLU", "Hardtanh", "LeakyReLU", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6",
+    "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
+]  # fmt: skip
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -189,3 +194,134 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class SELU(Module):
+    """scale * elu(x, alpha) with the self-normalising constants.
+
+    >>> SELU()
+    SELU()
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Mish(Module):
+    """x * tanh(softplus(x)).
+
+    >>> import chainrule as cr
+    >>> Mish()(cr.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Hardtanh(Module):
+    """x clamped to [min_val, max_val] (gradient 0 at the bounds).
+
+    >>> Hardtanh(-2.0, 3.0)
+    Hardtanh(min_val=-2.0, max_val=3.0)
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise DomainError(f"Hardtanh: min_val {min_val} is above max_val {max_val}")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        suffix = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{suffix}"
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6).
+
+    >>> import chainrule as cr
+    >>> ReLU6()(cr.tensor([-1.0, 7.0]))
+    tensor([0., 6.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Softsign(Module):
+    """x / (1 + |x|).
+
+    >>> Softsign()
+    Softsign()
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class GLU(Module):
+    """The gated linear unit over ``dim``: first half * sigmoid(second half).
+
+    >>> GLU()
+    GLU(dim=-1)
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where x > 0, else weight * x, with ``num_parameters`` learned slopes (1, or one per
+    channel) starting at ``init``.
+
+    >>> layer = PReLU(3)
+    >>> layer, layer.weight.shape
+    (PReLU(num_parameters=3), (3,))
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype=None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(full((num_parameters,), init, dtype=dtype))
+
+    def reset_parameters(self) -> None:
+        """Every slope back to ``init``."""
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

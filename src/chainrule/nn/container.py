@@ -1,5 +1,6 @@
 """The containers: Sequential (modules applied in turn), ModuleList and ModuleDict (modules
-held by position or name, so their parameters are registered)."""
+held by position or name, so their parameters are registered), ParameterList and ParameterDict
+(the same for parameters)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..errors import DTypeError
-from .module import Module, _add_indent
+from .module import Module, Parameter, _add_indent
 
 
 def _index(index: int, length: int, container: str) -> int:
@@ -248,3 +250,147 @@ class ModuleDict(Module):
     def clear(self) -> None:
         """Remove every module."""
         self._modules.clear()
+
+
+def _as_parameter(value, container: str):
+    """A Parameter as it is, a Tensor wrapped as one (as PyTorch does); else a clear error."""
+    if isinstance(value, Parameter):
+        return value
+    if isinstance(value, Tensor):
+        return Parameter(value.detach())
+    raise DTypeError(
+        f"{container}: expected a Parameter or Tensor, got {type(value).__name__}; wrap "
+        "values as nn.Parameter(tensor)"
+    )
+
+
+def _parameter_line(name: str, param: Parameter) -> str:
+    size = "x".join(map(str, param.shape))
+    return f"({name}): Parameter containing: [chainrule.{param.dtype} of size {size}]"
+
+
+class ParameterList(Module):
+    """A list of parameters that the parent module registers (named "0", "1", ...).
+
+    Tensors that are not Parameters are wrapped as Parameters, as in PyTorch.
+
+    >>> import chainrule
+    >>> params = ParameterList([Parameter(chainrule.ones(2)), chainrule.zeros(3)])
+    >>> [name for name, _ in params.named_parameters()], type(params[1]).__name__
+    (['0', '1'], 'Parameter')
+    """
+
+    def __init__(self, values: Iterable[Tensor] | None = None) -> None:
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, index: int | slice):
+        values = list(self._parameters.values())
+        if isinstance(index, slice):
+            return ParameterList(values[index])
+        return values[_index(index, len(values), "ParameterList")]
+
+    def __setitem__(self, index: int, value: Tensor) -> None:
+        position = _index(index, len(self), "ParameterList")
+        self.register_parameter(str(position), _as_parameter(value, "ParameterList"))
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self._parameters.values())
+
+    def __iadd__(self, values: Iterable[Tensor]) -> ParameterList:
+        return self.extend(values)
+
+    def append(self, value: Tensor) -> ParameterList:
+        """Add ``value`` (wrapped as a Parameter if needed) at the end; returns self."""
+        self.register_parameter(str(len(self)), _as_parameter(value, "ParameterList"))
+        return self
+
+    def extend(self, values: Iterable[Tensor]) -> ParameterList:
+        """Add each of ``values`` at the end; returns self."""
+        if isinstance(values, Tensor):
+            raise DTypeError("ParameterList.extend: expected an iterable of tensors; use append")
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(name, p) for name, p in self._parameters.items())
+
+
+class ParameterDict(Module):
+    """A dict of parameters that the parent module registers under their keys.
+
+    >>> import chainrule
+    >>> params = ParameterDict({"scale": chainrule.ones(2)})
+    >>> params["shift"] = Parameter(chainrule.zeros(2))
+    >>> list(params), "scale" in params
+    (['scale', 'shift'], True)
+    """
+
+    def __init__(self, parameters: Mapping[str, Tensor] | None = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Parameter:
+        try:
+            return self._parameters[key]
+        except KeyError:
+            raise KeyError(
+                f"ParameterDict: no parameter named {key!r}; it has {list(self._parameters)}"
+            ) from None
+
+    def __setitem__(self, key: str, value: Tensor) -> None:
+        self.register_parameter(key, _as_parameter(value, "ParameterDict"))
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # noqa: B018  (raises the KeyError that names the keys)
+        del self._parameters[key]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parameters)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._parameters
+
+    def keys(self) -> Iterable[str]:
+        """The names, in insertion order."""
+        return self._parameters.keys()
+
+    def values(self) -> Iterable[Parameter]:
+        """The parameters, in insertion order."""
+        return self._parameters.values()
+
+    def items(self) -> Iterable[tuple[str, Parameter]]:
+        """(name, parameter) pairs, in insertion order."""
+        return self._parameters.items()
+
+    def get(self, key: str, default=None):
+        """The parameter named ``key``, or ``default``."""
+        return self._parameters.get(key, default)
+
+    def update(self, parameters: Mapping[str, Tensor] | Iterable[tuple[str, Tensor]]) -> None:
+        """Add or replace parameters from a mapping, a ParameterDict or (name, value) pairs."""
+        is_mapping = isinstance(parameters, (Mapping, ParameterDict))
+        for key, value in parameters.items() if is_mapping else parameters:
+            self[key] = value
+
+    def pop(self, key: str) -> Parameter:
+        """Remove the parameter named ``key`` and return it."""
+        value = self[key]
+        del self._parameters[key]
+        return value
+
+    def clear(self) -> None:
+        """Remove every parameter."""
+        self._parameters.clear()
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(name, p) for name, p in self._parameters.items())

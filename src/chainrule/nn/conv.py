@@ -1,7 +1,7 @@
-"""Convolution and pooling layers: Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d.
 
-Each calls a function of `chainrule.ops.conv`; the Conv layers own a weight and a bias,
-initialised with PyTorch's formulas (the random numbers differ).
+Each calls a function of `chainrule.ops.conv` and owns a weight and a bias, initialised with
+PyTorch's formulas (the random numbers differ). Pooling layers are in `chainrule.nn.pooling`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ import math
 from .._tensor import Tensor
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, ShapeError
-from ..ops.conv import conv1d, conv2d
+from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d
 from ..ops.padding import pad
-from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "Conv1d", "Conv2d", "MaxPool2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -38,6 +37,7 @@ class _ConvNd(Module):
 
     _spatial = 0
     _function = staticmethod(conv2d)
+    _transposed = False
 
     def __init__(
         self,
@@ -82,9 +82,11 @@ class _ConvNd(Module):
             self.padding = _ntuple(padding, n, name, "padding")
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(
-            zeros(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype)
-        )
+        shape = (
+            (in_channels, out_channels // groups) if self._transposed
+            else (out_channels, in_channels // groups)
+        )  # fmt: skip
+        self.weight = Parameter(zeros(*shape, *self.kernel_size, dtype=dtype))
         if bias:
             self.bias = Parameter(zeros(out_channels, dtype=dtype))
         else:
@@ -178,104 +180,120 @@ class Conv2d(_ConvNd):
     _function = staticmethod(conv2d)
 
 
-class MaxPool2d(Module):
-    """The maximum over each window, as ``torch.nn.MaxPool2d``; see `chainrule.ops.pool.max_pool2d`
-    for the tie rule.
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) inputs, as ``torch.nn.Conv3d``.
 
     >>> import chainrule
-    >>> pool = MaxPool2d(2)
-    >>> pool
-    MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
-    >>> pool(chainrule.zeros(1, 3, 5, 5)).shape
-    (1, 3, 2, 2)
+    >>> layer = Conv3d(1, 2, 3, padding=1)
+    >>> layer
+    Conv3d(1, 2, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    >>> layer(chainrule.zeros(1, 1, 4, 4, 4)).shape
+    (1, 2, 4, 4, 4)
     """
+
+    _spatial = 3
+    _function = staticmethod(conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: the weight is (in_channels,
+    out_channels/groups, *kernel), initialised as PyTorch's (fan_in from that shape)."""
+
+    _transposed = True
 
     def __init__(
         self,
+        in_channels: int,
+        out_channels: int,
         kernel_size,
-        stride=None,
+        stride=1,
         padding=0,
+        output_padding=0,
+        groups: int = 1,
+        bias: bool = True,
         dilation=1,
-        return_indices: bool = False,
-        ceil_mode: bool = False,
+        padding_mode: str = "zeros",
+        dtype=None,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
+        name = type(self).__name__
+        if padding_mode != "zeros":
+            raise DomainError(
+                f"{name}: only padding_mode='zeros' is supported, got {padding_mode!r}"
+            )
+        if isinstance(padding, str):
+            raise DomainError(f"{name}: padding must be numbers, got {padding!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype)  # fmt: skip
+        self.output_padding = _ntuple(output_padding, self._spatial, name, "output_padding")
 
-    def forward(self, input: Tensor):
-        return max_pool2d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation,
-            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
+    def _output_padding(self, input: Tensor, output_size) -> tuple[int, ...]:
+        """``output_padding``, or what makes the output ``output_size`` (its last dims)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._spatial
+        wanted = tuple(output_size)[-n:]
+        sizes = input.shape[-n:]
+        extras = []
+        for size, want, k, s, p, d in zip(sizes, wanted, self.kernel_size, self.stride,
+                                         self.padding, self.dilation):  # fmt: skip
+            smallest = (size - 1) * s - 2 * p + d * (k - 1) + 1
+            if not smallest <= want < smallest + s:
+                raise ShapeError(
+                    f"{type(self).__name__}: output_size {tuple(output_size)} is not reachable: "
+                    f"each size must be at least {smallest} and below {smallest + s}"
+                )
+            extras.append(want - smallest)
+        return tuple(extras)
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        return self._function(
+            input, self.weight, self.bias, self.stride, self.padding,
+            self._output_padding(input, output_size), self.groups, self.dilation,
         )  # fmt: skip
 
     def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        text = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
         )
+        if any(self.padding):
+            text += f", padding={self.padding}"
+        if any(d != 1 for d in self.dilation):
+            text += f", dilation={self.dilation}"
+        if any(self.output_padding):
+            text += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
 
 
-class AvgPool2d(Module):
-    """The mean over each window, as ``torch.nn.AvgPool2d``.
-
-    >>> import chainrule
-    >>> pool = AvgPool2d(3, stride=1, padding=1)
-    >>> pool
-    AvgPool2d(kernel_size=3, stride=1, padding=1)
-    >>> pool(chainrule.ones(2, 4, 4)).shape
-    (2, 4, 4)
-    """
-
-    def __init__(
-        self,
-        kernel_size,
-        stride=None,
-        padding=0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-        divisor_override: int | None = None,
-    ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:
-        return avg_pool2d(
-            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-            self.count_include_pad, self.divisor_override,
-        )  # fmt: skip
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class AdaptiveAvgPool2d(Module):
-    """Average pooling to a fixed ``output_size`` (None keeps a size), as
-    ``torch.nn.AdaptiveAvgPool2d``.
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution over (N, C, L) or (C, L) inputs, as
+    ``torch.nn.ConvTranspose1d``; ``forward(input, output_size)`` may pick the output length.
 
     >>> import chainrule
-    >>> pool = AdaptiveAvgPool2d((None, 1))
-    >>> pool
-    AdaptiveAvgPool2d(output_size=(None, 1))
-    >>> pool(chainrule.ones(2, 3, 5, 7)).shape
-    (2, 3, 5, 1)
+    >>> layer = ConvTranspose1d(2, 4, 3, stride=2)
+    >>> layer(chainrule.zeros(1, 2, 5)).shape
+    (1, 4, 11)
     """
 
-    def __init__(self, output_size) -> None:
-        super().__init__()
-        self.output_size = output_size
+    _spatial = 1
+    _function = staticmethod(conv_transpose1d)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return adaptive_avg_pool2d(input, self.output_size)
 
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution over (N, C, H, W) or (C, H, W) inputs, as
+    ``torch.nn.ConvTranspose2d``: the weight is (in_channels, out_channels/groups, kH, kW).
+
+    >>> import chainrule
+    >>> layer = ConvTranspose2d(2, 3, 3, stride=2, output_padding=1)
+    >>> layer
+    ConvTranspose2d(2, 3, kernel_size=(3, 3), stride=(2, 2), output_padding=(1, 1))
+    >>> layer(chainrule.zeros(1, 2, 4, 4)).shape
+    (1, 3, 10, 10)
+    """
+
+    _spatial = 2
+    _function = staticmethod(conv_transpose2d)

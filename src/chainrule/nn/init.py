@@ -35,8 +35,11 @@ def _fill(tensor: Tensor, values) -> Tensor:
     return tensor
 
 
-def _rng(generator: np.random.Generator | None) -> np.random.Generator:
-    return default_generator() if generator is None else generator
+def _rng(generator) -> np.random.Generator:
+    """The NumPy generator to draw from: chainrule's, a NumPy one, or a `chainrule.Generator`'s."""
+    if generator is None:
+        return default_generator()
+    return generator if isinstance(generator, np.random.Generator) else generator.numpy()
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -208,3 +211,80 @@ def kaiming_normal_(
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: np.random.Generator | None = None,
+) -> Tensor:
+    """Fill with N(mean, std²) samples redrawn until they lie in [a, b]; in place.
+
+    ``a`` and ``b`` are absolute bounds, not multiples of ``std`` (as in PyTorch).
+
+    >>> import chainrule
+    >>> w = trunc_normal_(chainrule.zeros(1000), std=2.0, a=-1.0, b=3.0)
+    >>> bool(w.data.min() >= -1.0 and w.data.max() <= 3.0)
+    True
+    """
+    _check(tensor, "trunc_normal_")
+    if not a < b:
+        raise DomainError(f"trunc_normal_: the lower bound a={a} must be below b={b}")
+    if std < 0:
+        raise DomainError(f"trunc_normal_: std must be non-negative, got {std}")
+    rng = _rng(generator)
+    values = rng.normal(mean, std, tensor.shape)
+    outside = (values < a) | (values > b)
+    while outside.any():  # rejection: each redraw lands inside with the same probability
+        values[outside] = rng.normal(mean, std, int(outside.sum()))
+        outside = (values < a) | (values > b)
+    return _fill(tensor, values)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity matrix (ones on the diagonal); in place.
+
+    >>> import chainrule
+    >>> eye_(chainrule.zeros(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
+    if _check(tensor, "eye_").ndim != 2:
+        raise DomainError(f"eye_: needs a 2-D tensor, got shape {fmt_shape(tensor.shape)}")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def orthogonal_(
+    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain``, in place: the tensor is seen as
+    (rows, everything else), and its rows (or columns, if fewer) are orthonormal.
+
+    Made as PyTorch makes it: the Q of a Gaussian matrix's QR, its columns' signs fixed by
+    R's diagonal so that the distribution is uniform.
+
+    >>> import chainrule
+    >>> w = orthogonal_(chainrule.zeros(3, 5))
+    >>> bool(abs(w.data @ w.data.T - chainrule.eye(3).data).max() < 1e-6)
+    True
+    """
+    if _check(tensor, "orthogonal_").ndim < 2:
+        raise DomainError(
+            f"orthogonal_: needs a tensor of at least 2 dimensions, got shape "
+            f"{fmt_shape(tensor.shape)}"
+        )
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    columns = tensor.numel() // rows
+    flat = _rng(generator).normal(0.0, 1.0, (rows, columns))
+    if rows < columns:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q *= np.sign(np.diag(r))
+    if rows < columns:
+        q = q.T
+    return _fill(tensor, (gain * q).reshape(tensor.shape))

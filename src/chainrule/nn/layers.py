@@ -1,5 +1,5 @@
-"""Layers with weights or randomness (Linear, Embedding, Dropout), the shape layers (Identity,
-Flatten) and the loss modules.
+"""Layers with weights or randomness (Linear, Bilinear, Dropout), the shape layers (Identity,
+Flatten, Unflatten) and the loss modules.
 
 Each initialises its weights as PyTorch does, with `chainrule.nn.init` and chainrule's
 generator. Activations are in `nn.activation`, norms in `nn.normalization`, attention in
@@ -13,17 +13,19 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import no_grad
 from ..creation import zeros
 from ..errors import DomainError, fmt_shape
 from . import functional as F
 from . import init
 from ._checks import _check_probability, _check_reduction
+from .losses import _legacy_reduction
 from .module import Module, Parameter
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten",
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Flatten",
     "HuberLoss", "Identity", "L1Loss", "Linear", "MSELoss", "NLLLoss", "SmoothL1Loss",
+    "Bilinear", "CosineEmbeddingLoss", "Dropout1d", "Dropout2d", "KLDivLoss",
+    "MarginRankingLoss", "TripletMarginLoss", "Unflatten",
 ]  # fmt: skip
 
 
@@ -70,6 +72,49 @@ class Linear(Module):
         )
 
 
+class Bilinear(Module):
+    """y = x1ᵀ A x2 + b for each output: weight (out_features, in1_features, in2_features).
+
+    Weight and bias start U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as PyTorch.
+
+    >>> import chainrule as cr
+    >>> layer = Bilinear(2, 3, 4)
+    >>> layer(cr.ones(5, 2), cr.ones(5, 3)).shape
+    (5, 4)
+    """
+
+    def __init__(
+        self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+        dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(zeros(out_features, in1_features, in2_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(zeros(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the weight and bias again from U(-1/sqrt(in1), 1/sqrt(in1))."""
+        bound = 1 / math.sqrt(self.in1_features) if self.in1_features > 0 else 0.0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
+
+
 class Dropout(Module):
     """Zero elements with probability ``p`` and scale the rest by 1 / (1 - p) while training;
     the identity in eval mode.
@@ -94,50 +139,29 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Embedding(Module):
-    """A table of ``num_embeddings`` vectors of size ``embedding_dim``, looked up by index.
+class Dropout1d(Dropout):
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability ``p`` while
+    training (`functional.dropout1d`).
 
-    The weight starts N(0, 1), with the ``padding_idx`` row (if any) zero; that row gets no
-    gradient.
-
-    >>> import chainrule as cr
-    >>> table = Embedding(10, 3, padding_idx=0)
-    >>> table(cr.tensor([[0, 4]])).shape
-    (1, 2, 3)
-    >>> table.weight[0]
-    tensor([0., 0., 0.], grad_fn=<GetitemBackward>)
+    >>> Dropout1d(0.2)
+    Dropout1d(p=0.2, inplace=False)
     """
 
-    def __init__(
-        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None
-    ) -> None:
-        super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise DomainError(
-                    f"Embedding: padding_idx {padding_idx} is out of range for "
-                    f"{num_embeddings} embeddings"
-                )
-            padding_idx %= num_embeddings
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.padding_idx = padding_idx
-        self.weight = Parameter(zeros(num_embeddings, embedding_dim))
-        self.reset_parameters()
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
-    def reset_parameters(self) -> None:
-        """Draw the weight from N(0, 1) again and zero the padding row."""
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
+
+class Dropout2d(Dropout):
+    """Zero whole channels of (N, C, H, W) or (C, H, W) inputs with probability ``p`` while
+    training (`functional.dropout2d`).
+
+    >>> import chainrule as cr
+    >>> Dropout2d().eval()(cr.ones(1, 1, 2, 2)).shape
+    (1, 1, 2, 2)
+    """
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
-
-    def extra_repr(self) -> str:
-        text = f"{self.num_embeddings}, {self.embedding_dim}"
-        return text if self.padding_idx is None else f"{text}, padding_idx={self.padding_idx}"
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 # Losses: each stores its options (and class weights as buffers, as PyTorch does).
@@ -292,6 +316,103 @@ class SmoothL1Loss(_Loss):
         return F.smooth_l1_loss(input, target, self.reduction, self.beta)
 
 
+class _LegacyLoss(_Loss):
+    """A loss that also takes PyTorch's deprecated size_average and reduce."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        Module.__init__(self)
+        op = "kl_div" if isinstance(self, KLDivLoss) else type(self).__name__
+        self.reduction = _legacy_reduction(size_average, reduce, reduction, op)
+
+
+class KLDivLoss(_LegacyLoss):
+    """`functional.kl_div` as a module: log-probabilities against a target distribution
+    (``reduction="batchmean"`` gives the KL divergence per example).
+
+    >>> import chainrule as cr
+    >>> KLDivLoss(reduction="sum")(cr.tensor([0.5, 0.5]).log(), cr.tensor([0.5, 0.5]))
+    tensor(0.)
+    """
+
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_LegacyLoss):
+    """`functional.margin_ranking_loss` as a module.
+
+    >>> import chainrule as cr
+    >>> MarginRankingLoss(margin=1.0)(cr.tensor([2.0]), cr.tensor([0.0]), cr.tensor([1.0]))
+    tensor(0.)
+    """
+
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_LegacyLoss):
+    """`functional.cosine_embedding_loss` as a module.
+
+    >>> import chainrule as cr
+    >>> CosineEmbeddingLoss()(cr.tensor([[1.0, 0.0]]), cr.tensor([[2.0, 0.0]]), cr.tensor([1]))
+    tensor(0.)
+    """
+
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(
+            input1, input2, target, self.margin, reduction=self.reduction
+        )
+
+
+class TripletMarginLoss(_LegacyLoss):
+    """`functional.triplet_margin_loss` as a module.
+
+    >>> import chainrule as cr
+    >>> TripletMarginLoss(eps=0.0)(cr.zeros(1, 2), cr.zeros(1, 2), cr.ones(1, 2))
+    tensor(0.)
+    """
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average=None,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(
+            anchor, positive, negative, self.margin, self.p, self.eps, self.swap,
+            reduction=self.reduction,
+        )  # fmt: skip
+
+
 class Identity(Module):
     """Returns its input unchanged (a placeholder layer).
 
@@ -334,3 +455,23 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dimension ``dim`` into ``unflattened_size`` (one entry may be -1).
+
+    >>> import chainrule
+    >>> Unflatten(1, (2, 3))(chainrule.zeros(4, 6)).shape
+    (4, 2, 3)
+    """
+
+    def __init__(self, dim: int, unflattened_size) -> None:
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

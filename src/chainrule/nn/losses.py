@@ -1,5 +1,6 @@
-"""The losses of `chainrule.nn.functional` (class losses and regression losses), composed from
-differentiable ops; ``F.cross_entropy`` and the others are re-exported there."""
+"""The losses of `chainrule.nn.functional` (class losses, regression losses, divergence and
+margin losses), composed from differentiable ops; ``F.cross_entropy`` and the others are
+re-exported there."""
 
 from __future__ import annotations
 
@@ -25,10 +26,12 @@ from ._checks import (
     _check_same_shape,
     _reduce,
 )
+from .distance import pairwise_distance
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss",
-    "l1_loss", "mse_loss", "nll_loss", "smooth_l1_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
+    "cross_entropy", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss",
+    "nll_loss", "smooth_l1_loss", "triplet_margin_loss",
 ]  # fmt: skip
 
 
@@ -288,3 +291,148 @@ def smooth_l1_loss(
     if beta == 0:
         return _reduce(ops.abs(diff), reduction)
     return _reduce(_huber(diff, beta) * (1.0 / beta), reduction)
+
+
+# Divergence and margin losses. Their size_average and reduce are PyTorch's deprecated
+# spelling of reduction, still accepted.
+
+
+def _legacy_reduction(size_average, reduce, reduction: str, op: str) -> str:
+    if size_average is None and reduce is None:
+        if not (op == "kl_div" and reduction == "batchmean"):
+            _check_reduction(reduction, op)
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """The Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``,
+    pointwise target * (log(target) - input), with 0 log 0 = 0.
+
+    ``log_target`` takes the target as log-probabilities too. ``reduction="batchmean"`` divides
+    the sum by the batch size (dim 0), which is the mathematical KL divergence; "mean" divides
+    by the number of elements, as PyTorch.
+
+    >>> import chainrule as cr
+    >>> p = cr.tensor([[0.5, 0.5]])
+    >>> kl_div(cr.tensor([[0.25, 0.75]]).log(), p, reduction="batchmean")
+    tensor(0.1438)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction, "kl_div")
+    if log_target:
+        loss = ops.exp(target) * (target - input)
+    else:
+        positive = target > 0
+        # log of where(t > 0, t, 1): no log(0), so no inf * 0 in the value or the gradient.
+        entropy = ops.where(positive, target * ops.log(ops.where(positive, target, 1.0)), 0.0)
+        loss = entropy - target * input
+    if reduction == "batchmean":
+        batch = np.shape(input)[0] if np.ndim(input) else 1
+        return loss.sum() * (1.0 / batch)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """max(0, -target * (input1 - input2) + margin): input1 should rank above input2 where
+    target is 1, below where it is -1.
+
+    >>> import chainrule as cr
+    >>> margin_ranking_loss(cr.tensor([1.0, 1.0]), cr.tensor([0.0, 3.0]), cr.tensor([1.0, 1.0]))
+    tensor(1.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction, "margin_ranking_loss")
+    shapes = [np.shape(t) for t in (input1, input2, target)]
+    if len(set(shapes)) != 1:
+        raise ShapeError(
+            f"margin_ranking_loss: input1, input2 and target must have the same shape, got "
+            f"{', '.join(fmt_shape(s) for s in shapes)}"
+        )
+    return _reduce(ops.clamp(-target * (input1 - input2) + margin, min=0.0), reduction)
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1; the
+    cosine is taken over the last dim, as PyTorch (with 1e-12 added to each squared norm).
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([[1.0, 0.0], [1.0, 0.0]])
+    >>> cosine_embedding_loss(x, cr.tensor([[0.0, 1.0], [1.0, 1.0]]), cr.tensor([1, -1]),
+    ...                       reduction="none")
+    tensor([1.0000, 0.7071])
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction, "cosine_embedding_loss")
+    shape1, shape2, target_shape = np.shape(input1), np.shape(input2), np.shape(target)
+    if shape1 != shape2 or len(shape1) not in (1, 2) or target_shape != shape1[:-1]:
+        raise ShapeError(
+            f"cosine_embedding_loss: inputs of shapes {fmt_shape(shape1)} and "
+            f"{fmt_shape(shape2)} with target {fmt_shape(target_shape)}: expected two equal "
+            "(N, D) or (D,) inputs and a target of shape (N,) or ()"
+        )
+    products = (input1 * input2).sum(-1)
+    squares = ((input1 * input1).sum(-1) + 1e-12) * ((input2 * input2).sum(-1) + 1e-12)
+    cos = products / ops.sqrt(squares)
+    t = _array(target)
+    zero = cos * 0.0
+    loss = ops.where(t == 1, 1 - cos, zero) + ops.where(t == -1, ops.clamp(cos - margin, min=0.0),
+                                                        zero)  # fmt: skip
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """max(0, d(anchor, positive) - d(anchor, negative) + margin), with d the
+    `pairwise_distance` (p-norm, ``eps`` added); ``swap`` uses the smaller of d(anchor,
+    negative) and d(positive, negative).
+
+    >>> import chainrule as cr
+    >>> a, pos, neg = cr.tensor([[0.0, 0.0]]), cr.tensor([[3.0, 4.0]]), cr.tensor([[1.0, 0.0]])
+    >>> triplet_margin_loss(a, pos, neg, eps=0.0)
+    tensor(5.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction, "triplet_margin_loss")
+    ndims = {np.ndim(t) for t in (anchor, positive, negative)}
+    if len(ndims) != 1 or ndims.pop() not in (1, 2):
+        raise ShapeError(
+            "triplet_margin_loss: anchor, positive and negative must all be (N, D) or (D,), got "
+            + ", ".join(fmt_shape(np.shape(t)) for t in (anchor, positive, negative))
+        )
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = ops.minimum(to_negative, pairwise_distance(positive, negative, p, eps))
+    return _reduce(ops.clamp(margin + to_positive - to_negative, min=0.0), reduction)

@@ -11,9 +11,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import dtypes
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
+from ..graph import RemovableHandle
 from .utils import zero_grads
 
 
@@ -44,6 +46,18 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+class _Hook(NamedTuple):
+    """A registered forward (pre-)hook and how it is called."""
+
+    fn: Callable
+    with_kwargs: bool
+
+    def __eq__(self, other) -> bool:  # identity, so that a handle removes its own entry
+        return self is other
+
+    __hash__ = object.__hash__
 
 
 class IncompatibleKeys(NamedTuple):
@@ -88,6 +102,8 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", [])
 
     def forward(self, *args, **kwargs):
         """The computation of this module; every subclass defines it."""
@@ -97,7 +113,76 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        pre_hooks = self.__dict__.get("_forward_pre_hooks")
+        hooks = self.__dict__.get("_forward_hooks")
+        if not pre_hooks and not hooks:
+            return self.forward(*args, **kwargs)
+        for hook in list(pre_hooks):
+            if hook.with_kwargs:
+                result = hook.fn(self, args, kwargs)
+                if result is not None:
+                    args, kwargs = result
+            else:
+                result = hook.fn(self, args)
+                if result is not None:  # a single value stands for a one-tuple, as PyTorch
+                    args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(hooks):
+            if hook.with_kwargs:
+                result = hook.fn(self, args, kwargs, output)
+            else:
+                result = hook.fn(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    # Hooks.
+
+    def _add_hook(self, kind: str, hook: Callable, prepend: bool, with_kwargs: bool):
+        if not callable(hook):
+            raise DTypeError(
+                f"register_{kind}: the hook must be callable, got {type(hook).__name__}"
+            )
+        hooks = self._registry(f"_{kind}s")
+        entry = _Hook(hook, with_kwargs)
+        hooks.insert(0, entry) if prepend else hooks.append(entry)
+        return RemovableHandle(hooks, entry)
+
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` before each forward; a result that is not None
+        replaces the positional arguments (a non-tuple stands for a one-tuple). With
+        ``with_kwargs`` the hook is ``hook(module, args, kwargs)`` and returns both.
+        Returns a handle whose ``remove()`` unregisters it.
+
+        >>> import chainrule
+        >>> from chainrule.nn import Identity
+        >>> layer = Identity()
+        >>> handle = layer.register_forward_pre_hook(lambda module, args: args[0] * 2)
+        >>> layer(chainrule.tensor([1.0]))
+        tensor([2.])
+        >>> handle.remove()
+        >>> layer(chainrule.tensor([1.0]))
+        tensor([1.])
+        """
+        return self._add_hook("forward_pre_hook", hook, prepend, with_kwargs)
+
+    def register_forward_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after each forward; a result that is not None
+        replaces the output. With ``with_kwargs`` it is ``hook(module, args, kwargs, output)``.
+        Returns a handle whose ``remove()`` unregisters it.
+
+        >>> import chainrule
+        >>> from chainrule.nn import Identity
+        >>> layer = Identity()
+        >>> handle = layer.register_forward_hook(lambda module, args, out: out + 1)
+        >>> layer(chainrule.tensor([1.0]))
+        tensor([2.])
+        """
+        return self._add_hook("forward_hook", hook, prepend, with_kwargs)
 
     # Registration.
 
@@ -345,17 +430,40 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype) -> Module:
-        """Convert every floating-point parameter and buffer (and gradient) to ``dtype``, in place.
+    def to(self, *args, dtype=None, device=None, non_blocking: bool = False) -> Module:
+        """Convert every floating-point parameter and buffer (and gradient) to a dtype, in place,
+        as PyTorch's ``to``: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``,
+        ``to(tensor)`` (its dtype) or by keyword. chainrule's one device is the CPU, so a
+        device only gets checked.
 
         The Parameter objects stay the same, so optimizers built before still hold them.
         """
-        dtype = np.dtype(dtype)
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, dtypes.device) or (isinstance(arg, str) and not _names_dtype(arg)):
+                device = arg
+            else:
+                dtype = arg
+        if device is not None:
+            dtypes.device(device)  # raises for a GPU, which chainrule does not have
+        if dtype is None:
+            return self
+        dtype = dtypes.as_dtype(dtype, "Module.to")
         for tensor in [*self.parameters(), *self.buffers()]:
             if tensor.data.dtype.kind == "f":
                 tensor.data = tensor.data.astype(dtype)
                 if tensor.grad is not None:
                     tensor.grad = Tensor._make(tensor.grad.data.astype(dtype))
+        return self
+
+    def cpu(self) -> Module:
+        """This module (its tensors already live on the CPU, chainrule's one device)."""
+        return self
+
+    def cuda(self, device=None) -> Module:
+        """Refused with a clear error: chainrule has no GPU support."""
+        dtypes.device("cuda")
         return self
 
     def float(self) -> Module:
@@ -479,3 +587,12 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{type(self).__name__}({body})"
+
+
+def _names_dtype(name: str) -> bool:
+    """Whether a string is a dtype's name ("float64") rather than a device's ("cpu")."""
+    try:
+        np.dtype(name)
+    except TypeError:
+        return False
+    return True

@@ -1,5 +1,6 @@
-"""Normalisation layers: BatchNorm1d and BatchNorm2d (running statistics as buffers) and
-LayerNorm. The arithmetic is in `chainrule.nn.functional`; here live the weights and modes.
+"""Normalisation layers: BatchNorm1d, BatchNorm2d, InstanceNorm1d and InstanceNorm2d (running
+statistics as buffers), LayerNorm, GroupNorm and RMSNorm. The arithmetic is in
+`chainrule.nn.norms`; here live the weights and modes.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from .._tensor import Tensor
 from ..autograd import no_grad
 from ..creation import ones, tensor, zeros
 from ..dtypes import int64
-from ..errors import ShapeError, fmt_shape
+from ..errors import DomainError, ShapeError, fmt_shape
 from . import functional as F
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = [
+    "BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm",
+    "RMSNorm",
+]  # fmt: skip
 
 
 class _BatchNorm(Module):
@@ -189,4 +193,158 @@ class LayerNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, "
             f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class _InstanceNorm(_BatchNorm):
+    """What InstanceNorm1d and InstanceNorm2d share: per-example statistics; the running
+    ones (``track_running_stats``) are used in eval mode only."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+    ) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats)
+
+    def forward(self, input: Tensor) -> Tensor:
+        name = type(self).__name__
+        ndim = len(np.shape(input))
+        batched, unbatched = self._input_dims
+        if ndim not in self._input_dims:
+            raise ShapeError(
+                f"{name}: expected {batched}D or unbatched {unbatched}D input, got shape "
+                f"{fmt_shape(np.shape(input))}"
+            )
+        if ndim == unbatched:
+            return self.forward(input.unsqueeze(0)).squeeze(0)
+        if np.shape(input)[1] != self.num_features and self.affine:
+            raise ShapeError(
+                f"{name}: expected {self.num_features} channels (dim 1), got input of shape "
+                f"{fmt_shape(np.shape(input))}"
+            )
+        return F.instance_norm(
+            input, self.running_mean, self.running_var, self.weight, self.bias,
+            self.training or not self.track_running_stats,
+            0.0 if self.momentum is None else self.momentum, self.eps,
+        )  # fmt: skip
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) inputs: each channel of each example
+    over its length. No affine weights and no running statistics by default.
+
+    >>> import chainrule as cr
+    >>> InstanceNorm1d(1)(cr.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+
+    _input_dims = (3, 2)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) inputs (see `InstanceNorm1d`).
+
+    >>> InstanceNorm2d(4, affine=True)
+    InstanceNorm2d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=False)
+    """
+
+    _input_dims = (4, 3)
+
+
+class GroupNorm(Module):
+    """Group normalisation: channels split into ``num_groups`` groups, each normalised over
+    its channels and spatial dims; then a per-channel affine map (weight 1, bias 0 at first).
+
+    >>> import chainrule as cr
+    >>> GroupNorm(2, 4)(cr.tensor([[1.0, 3.0, 0.0, 4.0]]))
+    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]], grad_fn=<AddBackward>)
+    >>> GroupNorm(2, 4)
+    GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
+    """
+
+    def __init__(
+        self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+        bias: bool = True, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        if num_groups < 1 or num_channels % num_groups:
+            raise DomainError(
+                f"GroupNorm: num_channels={num_channels} must be divisible by "
+                f"num_groups={num_groups}"
+            )
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(ones(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        """Weight back to 1, bias to 0."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x²) + eps) over the last dims (``normalized_shape``), times ``weight``
+    (starting at 1). ``eps=None`` takes the input dtype's machine epsilon.
+
+    >>> import chainrule as cr
+    >>> RMSNorm(2, eps=0.0)(cr.tensor([[3.0, -4.0]]))
+    tensor([[ 0.8485, -1.1314]], grad_fn=<MulBackward>)
+    >>> RMSNorm([2, 3], elementwise_affine=False)
+    RMSNorm((2, 3), eps=None, elementwise_affine=False)
+    """
+
+    def __init__(
+        self,
+        normalized_shape: int | Sequence[int],
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, (int, np.integer)):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(int(n) for n in normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ones(*self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        """Weight back to 1."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
         )

@@ -1,5 +1,6 @@
 """Gradient clipping: `clip_grad_norm_` and `clip_grad_value_`, changing ``.grad`` in place;
-`zero_grads`, which `Module.zero_grad` and `Optimizer.zero_grad` share.
+`zero_grads`, which `Module.zero_grad` and `Optimizer.zero_grad` share; `parameters_to_vector`
+and `vector_to_parameters`.
 
 Both follow PyTorch's formulas, so a training loop gives the same numbers in both libraries.
 """
@@ -13,7 +14,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import no_grad
-from ..errors import DomainError
+from ..errors import DomainError, DTypeError, fmt_shape
+from ..ops import cat, reshape
 
 
 def zero_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:
@@ -115,3 +117,47 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -
             np.clip(g, -clip_value, clip_value, out=g)
         else:
             param.grad = Tensor._make(np.clip(g, -clip_value, clip_value))
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """Every parameter flattened and joined into one 1-D tensor (differentiable).
+
+    >>> import chainrule
+    >>> parameters_to_vector([chainrule.ones(2, 2), chainrule.zeros(1)])
+    tensor([1., 1., 1., 1., 0.])
+    """
+    params = list(parameters)
+    if not params:
+        raise DomainError("parameters_to_vector: got no parameters")
+    return cat([reshape(p, (-1,)) for p in params])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copy consecutive slices of the 1-D ``vec`` into each parameter, in place (the inverse
+    of `parameters_to_vector`).
+
+    >>> import chainrule
+    >>> w, b = chainrule.zeros(2, 2), chainrule.zeros(1)
+    >>> vector_to_parameters(chainrule.arange(5.0), [w, b])
+    >>> w, b
+    (tensor([[0., 1.],
+            [2., 3.]]), tensor([4.]))
+    """
+    if not isinstance(vec, Tensor):
+        raise DTypeError(f"vector_to_parameters: expected a Tensor, got {type(vec).__name__}")
+    if vec.ndim != 1:
+        raise DomainError(
+            f"vector_to_parameters: vec must be 1-D, got shape {fmt_shape(vec.shape)}"
+        )
+    params = list(parameters)
+    total = sum(p.numel() for p in params)
+    if vec.numel() != total:
+        raise DomainError(
+            f"vector_to_parameters: vec has {vec.numel()} elements but the parameters hold {total}"
+        )
+    start = 0
+    with no_grad():
+        for param in params:
+            n = param.numel()
+            param.copy_(vec.data[start : start + n].reshape(param.shape))
+            start += n

@@ -6,34 +6,39 @@ from . import (
     decompositions,
     elementwise,
     indexing,
+    joining,
     linalg,
     numeric,
     padding,
     pool,
     reduce,
     scan,
-    scatter,
+    scattering,
     shape,
     sorting,
+    strided,
 )  # fmt: skip
 from .conv import *  # noqa: F403
 from .decompositions import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .indexing import *  # noqa: F403
+from .joining import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .numeric import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pool import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
-from .scatter import *  # noqa: F403
+from .scattering import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .strided import *  # noqa: F403
 
 __all__ = [
     *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
     *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__, *scan.__all__,
-    *sorting.__all__, *scatter.__all__, *decompositions.__all__,
+    *sorting.__all__, *scattering.__all__, *decompositions.__all__,
+    *strided.__all__, *joining.__all__,
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.
@@ -48,7 +53,8 @@ REGISTRY: dict[str, Op] = {
         shape,
         padding,
         indexing,
-        scatter,
+        scattering,
+        strided,
         linalg,
         decompositions,
         conv,

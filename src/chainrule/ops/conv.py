@@ -1,4 +1,5 @@
-"""Convolution: conv1d, conv2d, and the sliding-window rows unfold and fold.
+"""Convolution: conv1d, conv2d, conv3d, the transposed conv_transpose1d and conv_transpose2d,
+and the sliding-window rows unfold and fold.
 
 Two rows do the sliding-window work: ``unfold`` (im2col: each window of an input, as a column)
 and ``fold`` (col2im: columns added back into place). Each is the other's VJP and both are
@@ -19,10 +20,12 @@ from .. import xp
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..op import LINEAR, Op
-from .linalg import matmul_add_row, matmul_row
-from .shape import reshape, unsqueeze
+from .indexing import index_row
+from .linalg import matmul, matmul_add_row, matmul_row
+from .padding import pad, pad_row
+from .shape import permute, reshape, unsqueeze
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
 
 
 # The rows work on 4-D (N, C, H, W) arrays; ``padding`` is ((top, bottom), (left, right)) and
@@ -109,7 +112,8 @@ def _ints(value, n: int, op: str, what: str, minimum: int) -> tuple[int, ...]:
     return tuple(int(v) for v in items)
 
 
-_LAYOUTS = {1: ("(N, C, L)", "(C, L)"), 2: ("(N, C, H, W)", "(C, H, W)")}
+_LAYOUTS = {1: ("(N, C, L)", "(C, L)"), 2: ("(N, C, H, W)", "(C, H, W)"),
+            3: ("(N, C, D, H, W)", "(C, D, H, W)")}  # fmt: skip
 
 
 def _batched(x, op: str, spatial: int):
@@ -183,7 +187,7 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
     """conv1d and conv2d: checks, then unfold and one (grouped, batched) matmul."""
     x, batched = _batched(input, op, spatial)
     x_shape, w_shape = np.shape(x), np.shape(weight)
-    kernel_names = ", ".join(("kH", "kW") if spatial == 2 else ("kL",))
+    kernel_names = ", ".join({1: ("kL",), 2: ("kH", "kW"), 3: ("kD", "kH", "kW")}[spatial])
     if len(w_shape) != spatial + 2:
         raise ShapeError(
             f"{op}: weight must have shape (out_channels, in_channels/groups, {kernel_names}), "
@@ -220,10 +224,13 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
         x, weight = unsqueeze(x, 2), unsqueeze(weight, 2)
         kernel, stride, dilation = (1, *kernel), (1, *stride), (1, *dilation)
         padding = ((0, 0), *padding)
-    cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
+    if spatial == 3:
+        cols = _unfold3d(x, kernel, dilation, padding, stride, out_sizes)
+    else:
+        cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
     # Group g multiplies its (out_channels/groups, K) kernels by its (K, L) columns, where
     # K = in_channels/groups * kH * kW; the matmul broadcasts over the batch.
-    k = group_channels * kernel[0] * kernel[1]
+    k = group_channels * math.prod(kernel)
     cols = reshape(cols, (n, groups, k, math.prod(out_sizes)))
     kernels = reshape(weight, (groups, out_channels // groups, k))
     if bias is None:
@@ -252,6 +259,37 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     (1, 3, 4, 4)
     """
     return _conv("conv2d", input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def _unfold3d(x, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, outs: tuple):
+    """im2col in 3-D, composed: pad, then one gather of every window by an index grid, giving
+    (N, C*kD*kH*kW, oD*oH*oW) in `unfold`'s order (its adjoint is the gather's scatter-add)."""
+    if any(before or after for before, after in padding):
+        x = pad_row(x, widths=((0, 0), (0, 0), *padding), value=0)
+    grids = []
+    for d, (k, dil, s, out) in enumerate(zip(kernel, dilation, stride, outs)):
+        positions = np.arange(out)[:, None] * s + np.arange(k)[None, :] * dil  # (out, k)
+        shape = [1] * 6
+        shape[d], shape[3 + d] = out, k
+        grids.append(positions.reshape(shape))
+    windows = index_row(x, index=(Ellipsis, *grids))  # (N, C, oD, oH, oW, kD, kH, kW)
+    n, c = np.shape(x)[:2]
+    windows = permute(windows, (0, 1, 5, 6, 7, 2, 3, 4))
+    return reshape(windows, (n, c * math.prod(kernel), math.prod(outs)))
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+    """3-D convolution of an (N, C, D, H, W) or (C, D, H, W) input with a weight of shape
+    (out_channels, C/groups, kD, kH, kW), plus ``bias``; the arguments are as in `conv2d`.
+
+    The windows are gathered by an index grid (a 3-D im2col composed from rows), then one
+    matmul per group applies the kernels.
+
+    >>> import chainrule as cr
+    >>> conv3d(cr.ones(1, 1, 3, 3, 3), cr.ones(2, 1, 2, 2, 2)).shape
+    (1, 2, 2, 2, 2)
+    """
+    return _conv("conv3d", input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
@@ -330,3 +368,106 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         x, output_size=size, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride
     )
     return _unbatched(out, batched)
+
+
+# Transposed convolution: the adjoint of convolution in its input.
+
+
+def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    spatial: int):  # fmt: skip
+    """Each input pixel scatters weight-scaled kernels into the output: one matmul makes every
+    column, `fold` adds them onto the full canvas, which is then cropped by ``padding`` and
+    extended by ``output_padding``."""
+    x, batched = _batched(input, op, spatial)
+    x_shape, w_shape = np.shape(x), np.shape(weight)
+    if len(w_shape) != spatial + 2:
+        raise ShapeError(
+            f"{op}: weight must have shape (in_channels, out_channels/groups, *kernel) with "
+            f"{spatial} kernel dims, got {fmt_shape(w_shape)}"
+        )
+    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
+        raise DomainError(f"{op}: groups must be a positive int, got {groups!r}")
+    n, c = x_shape[:2]
+    if c != w_shape[0] or c % groups:
+        raise ShapeError(
+            f"{op}: input has {c} channels but weight {fmt_shape(w_shape)} expects "
+            f"{w_shape[0]} (its dim 0, in_channels), which groups={groups} must divide"
+        )
+    out_channels, kernel = w_shape[1] * groups, tuple(w_shape[2:])
+    if bias is not None and np.shape(bias) != (out_channels,):
+        raise ShapeError(
+            f"{op}: bias must have shape ({out_channels},), one per out_channel, got "
+            f"{fmt_shape(np.shape(bias))}"
+        )
+    stride = _ints(stride, spatial, op, "stride", 1)
+    padding = _ints(padding, spatial, op, "padding", 0)
+    extra = _ints(output_padding, spatial, op, "output_padding", 0)
+    dilation = _ints(dilation, spatial, op, "dilation", 1)
+    if any(e >= s and e >= d for e, s, d in zip(extra, stride, dilation)):
+        raise DomainError(
+            f"{op}: output_padding {extra} must be smaller than either stride {stride} or "
+            f"dilation {dilation}"
+        )
+    sizes = tuple(x_shape[2:])
+    canvas = tuple(
+        (i - 1) * s + span for i, s, span in zip(sizes, stride, _spans(kernel, dilation))
+    )
+    if any(size - 2 * p + e < 1 for size, p, e in zip(canvas, padding, extra)):
+        raise ShapeError(
+            f"{op}: input of size {fmt_shape(sizes)} with padding {padding} gives a "
+            "non-positive output size"
+        )
+    if spatial == 1:
+        kernel, stride, dilation, canvas = (1, *kernel), (1, *stride), (1, *dilation), (1, *canvas)
+        padding, extra = (0, *padding), (0, *extra)
+    k = w_shape[1] * math.prod(kernel)
+    columns = matmul(
+        reshape(weight, (groups, c // groups, k)).mT,
+        reshape(x, (n, groups, c // groups, math.prod(sizes))),
+    )  # (N, groups, out_channels/groups * kernel, L)
+    columns = reshape(columns, (n, out_channels * math.prod(kernel), math.prod(sizes)))
+    out = fold_row(columns, output_size=canvas, kernel_size=kernel, dilation=dilation,
+                   padding=((0, 0), (0, 0)), stride=stride)  # fmt: skip
+    amounts = [a for p, e in zip(reversed(padding), reversed(extra)) for a in (-p, e - p)]
+    if any(amounts):
+        out = pad(out, amounts)
+    if spatial == 1:
+        out = reshape(out, (n, out_channels, out.shape[-1]))
+    if bias is not None:
+        out = out + reshape(bias, (out_channels,) + (1,) * spatial)
+    return _unbatched(out, batched)
+
+
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+):
+    """The transposed 2-D convolution (the gradient of `conv2d` in its input) of an
+    (N, C, H, W) or (C, H, W) input with a weight of shape (C, out_channels/groups, kH, kW).
+
+    The output is (H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding + 1
+    high (and likewise wide); ``output_padding`` (below stride or dilation) adds rows and
+    columns at the end.
+
+    >>> import chainrule as cr
+    >>> conv_transpose2d(cr.ones(1, 1, 2, 2), cr.ones(1, 1, 2, 2), stride=2)
+    tensor([[[[1., 1., 1., 1.],
+              [1., 1., 1., 1.],
+              [1., 1., 1., 1.],
+              [1., 1., 1., 1.]]]])
+    """
+    return _conv_transpose("conv_transpose2d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation, 2)  # fmt: skip
+
+
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+):
+    """The transposed 1-D convolution of an (N, C, L) or (C, L) input with a weight of shape
+    (C, out_channels/groups, kL); the arguments are as in `conv_transpose2d`.
+
+    >>> import chainrule as cr
+    >>> conv_transpose1d(cr.tensor([[1.0, 2.0]]), cr.tensor([[[1.0, 1.0, 1.0]]]))
+    tensor([[1., 3., 3., 2.]])
+    """
+    return _conv_transpose("conv_transpose1d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation, 1)  # fmt: skip

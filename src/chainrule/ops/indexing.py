@@ -21,7 +21,10 @@ from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
 from .dims import check_dim
 
-__all__ = ["gather", "narrow", "select", "unbind"]
+__all__ = [
+    "argwhere", "gather", "index_select", "masked_select", "narrow", "nonzero",
+    "repeat_interleave", "select", "take_along_dim", "unbind",
+]  # fmt: skip
 
 
 def _view(x, index: tuple):
@@ -161,6 +164,10 @@ copy_slices_row = Op("copy_slices", lambda base, value, steps: _copy_slices(base
                      doc="A copy of base with value written into the view that steps make.",
                      vjp=(lambda g, steps: g * _outside(g.shape, steps),
                           lambda g, steps: replay(g, steps)))
+# The positions of the non-zero elements: how many there are depends on the values.
+nonzero_row = Op("nonzero", np.argwhere, vjp=None, kind="indexing",
+                 batch=Loops("each example has its own number of non-zero elements"),
+                 doc="The (n, ndim) int64 positions of x's n non-zero elements, row-major.")
 # fmt: on
 
 
@@ -303,6 +310,62 @@ def index_put(x, index, value):
     return index_put_row(x, value, index=index)
 
 
+def along(index: np.ndarray, dim: int) -> tuple:
+    """The advanced index that reads ``index`` along ``dim``: ``index`` itself there, and an
+    open grid (positions 0..m-1) along every other dim; what gather reads and scatter writes."""
+    ndim = index.ndim
+    return tuple(
+        index if d == dim else np.arange(m).reshape([-1 if k == d else 1 for k in range(ndim)])
+        for d, m in enumerate(index.shape)
+    )
+
+
+def index_array(index, op: str, ndim: int | None = None) -> np.ndarray:
+    """``index`` (a Tensor, array or list) as an integer array, with ``ndim`` dims if given."""
+    index = np.asarray(index.data if isinstance(index, Tensor) else index)
+    if index.dtype.kind not in "iu" and index.size:  # an empty list comes as float64
+        raise DTypeError(f"{op}: index must be an integer tensor, got {fmt_dtype(index.dtype)}")
+    if ndim is not None and index.ndim != ndim:
+        raise ShapeError(f"{op}: index must have {ndim} dimension(s), got shape "
+                         f"{fmt_shape(index.shape)}")  # fmt: skip
+    return index.astype(np.int64)
+
+
+def check_in_range(index: np.ndarray, size: int, dim: int, op: str) -> None:
+    """Every entry of ``index`` in [0, size), else an error naming the first bad one."""
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = int(index.min() if index.min() < 0 else index.max())
+        raise OutOfRangeError(f"{op}: index {bad} is out of range for dim {dim} with size {size}")
+
+
+def check_along(op: str, shape: tuple, dim: int, index, src_shape: tuple | None = None):
+    """(dim, index) checked for gather and scatter: an integer index with as many dims as the
+    input (at least one), no larger than it outside ``dim`` (nor than ``src_shape`` anywhere),
+    and every entry a valid position along ``dim``."""
+    index = index_array(index, op)
+    if not shape or index.ndim != len(shape):
+        raise ShapeError(
+            f"{op}: index of shape {fmt_shape(index.shape)} must have as many dimensions as "
+            f"the input of shape {fmt_shape(shape)} (at least one)"
+        )
+    dim = check_dim(dim, len(shape), op)
+    for d, (m, n) in enumerate(zip(index.shape, shape)):
+        if d != dim and m > n:
+            raise ShapeError(
+                f"{op}: index of shape {fmt_shape(index.shape)} is larger than the input of "
+                f"shape {fmt_shape(shape)} in dim {d}"
+            )
+    if src_shape is not None and (
+        len(src_shape) != index.ndim or any(m > n for m, n in zip(index.shape, src_shape))
+    ):
+        raise ShapeError(
+            f"{op}: index of shape {fmt_shape(index.shape)} is larger than src of shape "
+            f"{fmt_shape(src_shape)}"
+        )
+    check_in_range(index, shape[dim], dim, op)
+    return dim, index
+
+
 def gather(x, dim: int, index):
     """Values of ``x`` picked along ``dim``: ``out[i][j] = x[index[i][j]][j]`` for dim 0.
 
@@ -314,35 +377,8 @@ def gather(x, dim: int, index):
     tensor([[1, 1],
             [4, 3]])
     """
-    shape = np.shape(x)
-    index = index.data if isinstance(index, Tensor) else np.asarray(index)
-    if index.dtype.kind not in "iu":
-        raise DTypeError(f"gather: index must be an integer tensor, got {fmt_dtype(index.dtype)}")
-    if not shape or index.ndim != len(shape):
-        raise ShapeError(
-            f"gather: index of shape {fmt_shape(index.shape)} must have as many dimensions as "
-            f"the input of shape {fmt_shape(shape)} (at least one)"
-        )
-    dim = check_dim(dim, len(shape), "gather")
-    for d, (m, n) in enumerate(zip(index.shape, shape)):
-        if d != dim and m > n:
-            raise ShapeError(
-                f"gather: index of shape {fmt_shape(index.shape)} is larger than the input of "
-                f"shape {fmt_shape(shape)} in dim {d}"
-            )
-    if index.size and (index.min() < 0 or index.max() >= shape[dim]):
-        bad = int(index.min() if index.min() < 0 else index.max())
-        raise OutOfRangeError(
-            f"gather: index {bad} is out of range for dim {dim} with size {shape[dim]}"
-        )
-    # An open grid: the index along dim, positions 0..m-1 along every other dim.
-    grid = tuple(
-        np.array(index)
-        if d == dim
-        else np.arange(m).reshape([-1 if k == d else 1 for k in range(index.ndim)])
-        for d, m in enumerate(index.shape)
-    )
-    return index_row(x, index=grid)
+    dim, index = check_along("gather", np.shape(x), dim, index)
+    return index_row(x, index=along(index, dim))
 
 
 # Pieces along a dim, as views.
@@ -400,3 +436,155 @@ def unbind(x, dim: int = 0) -> tuple:
         raise ShapeError("unbind: cannot unbind a zero-dimensional tensor")
     dim = check_dim(dim, len(shape), "unbind")
     return tuple(select(x, dim, i) for i in range(shape[dim]))
+
+
+# Reading along a dim by index: composed from the index row (its backward adds repeats up).
+
+
+def index_select(x, dim: int, index):
+    """The entries ``index`` (a 1-D integer tensor) of ``x`` along ``dim``, a copy.
+
+    >>> import chainrule as cr
+    >>> cr.arange(6).reshape(2, 3).index_select(1, cr.tensor([2, 0]))
+    tensor([[2, 0],
+            [5, 3]])
+    """
+    shape = np.shape(x)
+    index = index_array(index, "index_select")
+    if index.ndim > 1:
+        raise ShapeError(
+            f"index_select: index must be 0-d or 1-d, got shape {fmt_shape(index.shape)}"
+        )
+    if not shape:
+        raise ShapeError("index_select: cannot select from a zero-dimensional tensor")
+    dim = check_dim(dim, len(shape), "index_select")
+    check_in_range(index, shape[dim], dim, "index_select")
+    return index_row(x, index=(slice(None),) * dim + (index.reshape(-1),))
+
+
+def take_along_dim(input, indices, dim: int | None = None):
+    """`gather` after broadcasting ``input`` and ``indices`` against each other outside
+    ``dim``; with dim None, the flattened input read at the flattened indices.
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([[10, 30, 20], [60, 40, 50]])
+    >>> cr.take_along_dim(x, x.argmax(1, keepdim=True), 1)
+    tensor([[30],
+            [60]])
+    """
+    indices = index_array(indices, "take_along_dim")
+    if dim is None:
+        flat = input.reshape(-1)
+        check_in_range(indices, flat.shape[0], 0, "take_along_dim")
+        return index_row(flat, index=(indices.reshape(-1),))
+    shape = np.shape(input)
+    if len(shape) != indices.ndim:
+        raise ShapeError(
+            f"take_along_dim: input of shape {fmt_shape(shape)} and indices of shape "
+            f"{fmt_shape(indices.shape)} must have the same number of dimensions"
+        )
+    dim = check_dim(dim, len(shape), "take_along_dim")
+    ones = lambda s: s[:dim] + (1,) + s[dim + 1 :]  # noqa: E731
+    try:
+        common = np.broadcast_shapes(ones(shape), ones(indices.shape))
+    except ValueError:
+        raise ShapeError(
+            f"take_along_dim: input of shape {fmt_shape(shape)} and indices of shape "
+            f"{fmt_shape(indices.shape)} do not broadcast outside dim {dim}"
+        ) from None
+    grown = lambda n: common[:dim] + (n,) + common[dim + 1 :]  # noqa: E731
+    if grown(shape[dim]) != shape:
+        input = input.expand(grown(shape[dim]))
+    check_in_range(indices, shape[dim], dim, "take_along_dim")
+    indices = np.broadcast_to(indices, grown(indices.shape[dim]))
+    return index_row(input, index=along(indices, dim))
+
+
+def masked_select(input, mask):
+    """The elements of ``input`` where the bool ``mask`` holds (the two broadcast against each
+    other), as a 1-D copy in row-major order.
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([[1, -2], [-3, 4]])
+    >>> x.masked_select(x > 0)
+    tensor([1, 4])
+    """
+    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+    if mask.dtype != bool:
+        raise DTypeError(f"masked_select: mask must be a bool tensor, got {fmt_dtype(mask.dtype)}")
+    shape = np.shape(input)
+    try:
+        common = np.broadcast_shapes(shape, mask.shape)
+    except ValueError:
+        raise ShapeError(
+            f"masked_select: mask of shape {fmt_shape(mask.shape)} does not broadcast with "
+            f"input of shape {fmt_shape(shape)}"
+        ) from None
+    common = common or (1,)  # two 0-d tensors: at most one element
+    if len(shape) < len(common):
+        shape = (1,) * (len(common) - len(shape)) + shape
+        input = input.reshape(shape)
+    # Positions in the broadcast shape, mapped back into input (size-1 dims read entry 0).
+    where = np.nonzero(np.broadcast_to(mask, common))
+    return index_row(input, index=tuple(p if n != 1 else p * 0 for p, n in zip(where, shape)))
+
+
+def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_size=None):
+    """Each element (each slice along ``dim``) repeated ``repeats`` times in place: an int, or
+    a tensor of one count per element; with dim None, of the flattened input. Given only a
+    tensor of counts, the positions 0, 1, ... each repeated that many times.
+
+    >>> import chainrule as cr
+    >>> cr.tensor([1, 2]).repeat_interleave(2), cr.repeat_interleave(cr.tensor([2, 1]))
+    (tensor([1, 1, 2, 2]), tensor([0, 0, 1]))
+    """
+    if repeats is None:  # repeat_interleave(counts)
+        counts = index_array(input, "repeat_interleave", ndim=1)
+        if counts.size and counts.min() < 0:
+            raise ShapeError(f"repeat_interleave: repeats must be non-negative, got {counts}")
+        return Tensor._make(np.repeat(np.arange(len(counts)), counts))
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    shape = np.shape(input)
+    dim = check_dim(dim, len(shape), "repeat_interleave")
+    n = shape[dim] if shape else 1
+    counts = index_array(repeats, "repeat_interleave")
+    if counts.ndim > 1 or counts.size not in (1, n) or (counts.size and counts.min() < 0):
+        raise ShapeError(
+            f"repeat_interleave: repeats must be a non-negative int or one count per element "
+            f"({n} along dim {dim}), got shape {fmt_shape(counts.shape)}"
+        )
+    positions = np.repeat(np.arange(n), counts.reshape(-1))
+    if output_size is not None and output_size != len(positions):
+        raise ShapeError(
+            f"repeat_interleave: output_size {output_size} != {len(positions)} repeated elements"
+        )
+    return index_row(input, index=(slice(None),) * dim + (positions,))
+
+
+def nonzero(input, *, as_tuple: bool = False):
+    """The positions of the non-zero elements: an (n, ndim) int64 tensor, or with as_tuple a
+    tuple of ndim 1-D tensors (one per dim, as NumPy's nonzero; a 0-d input counts as 1-d).
+
+    >>> import chainrule as cr
+    >>> cr.tensor([[1, 0], [0, 2]]).nonzero()
+    tensor([[0, 0],
+            [1, 1]])
+    """
+    out = nonzero_row(input)
+    if not as_tuple:
+        return out
+    if out.shape[1] == 0:  # a 0-d input: one position per non-zero element, as in PyTorch
+        return (Tensor._make(np.zeros(out.shape[0], np.int64)),)
+    return tuple(Tensor._make(np.ascontiguousarray(out.data[:, d])) for d in range(out.shape[1]))
+
+
+def argwhere(input):
+    """The (n, ndim) int64 positions of the non-zero elements (`nonzero`).
+
+    >>> import chainrule as cr
+    >>> cr.argwhere(cr.tensor([0, 3, 5]))
+    tensor([[1],
+            [2]])
+    """
+    return nonzero_row(input)

@@ -1,5 +1,450 @@
-"""Elementwise math rows beyond the basics: inverse trig, rounding, remainders, bitwise, tests."""
+"""Elementwise math rows beyond the basics: inverse trig, rounding, remainders, bitwise, tests.
+
+Dtypes follow PyTorch: ops defined on real numbers (asin, atan2, erfinv...) turn integer and
+bool inputs into float32, the default dtype; rounding and remainders keep integers integers;
+the bitwise ops take integers and bools only. (The rows of `chainrule.ops.elementwise` keep
+NumPy's float64 for integers.) The predicates (isnan, isclose...) give bool tensors.
+
+>>> import chainrule as cr
+>>> x = cr.tensor([-1.5, 0.25, 2.5])
+>>> x.floor(), x.frac(), cr.fmod(x, 1.0), cr.remainder(x, 1.0)
+(tensor([-2.,  0.,  2.]), tensor([-0.5000,  0.2500,  0.5000]), tensor([-0.5000,  0.2500,  \
+0.5000]), tensor([0.5000, 0.2500, 0.5000]))
+>>> cr.atan2(cr.tensor([1.0]), cr.tensor([-1.0])), cr.tensor([1, 2]).asin()
+(tensor([2.3562]), tensor([1.5708,    nan]))
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import special, xp
+from .._tensor import Tensor
+from ..dtypes import float32, int64
+from ..errors import DomainError, DTypeError, fmt_dtype
+from ..op import Op, comparison, elementwise
+from .elementwise import pow, sign
+
+__all__ = [
+    "acos", "acosh", "allclose", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+    "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_left_shift",
+    "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clamp_max",
+    "clamp_min", "copysign", "deg2rad", "equal", "erfc", "erfinv", "exp2", "fix", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "frac", "heaviside", "hypot", "isclose", "isfinite",
+    "isinf", "isnan", "isneginf", "isposinf", "lerp", "log10", "log2", "logaddexp",
+    "logical_xor", "nan_to_num", "rad2deg", "remainder", "round", "sgn", "square", "trunc",
+]  # fmt: skip
+
+_LN2, _LN10 = math.log(2), math.log(10)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
+
+
+# Dtypes: what each kind of row does with integers and bools, and the errors it gives.
+
+
+def _kind(a) -> str:
+    """NumPy's kind letter of an operand, array or Python number: b, i, u or f."""
+    return a.dtype.kind if isinstance(a, np.ndarray) else np.result_type(a).kind
+
+
+def _float(a):
+    """An integer or bool array as float32, as PyTorch's ops on real numbers take them."""
+    return a.astype(float32) if isinstance(a, np.ndarray) and a.dtype.kind in "biu" else a
+
+
+def _on_floats(fn: Callable) -> Callable:
+    """``fn`` with integer and bool arrays made float32 first (torch.asin(int) is float32).
+    nan and inf outside the domain are results here, as in PyTorch, not warnings."""
+
+    def forward(*args):
+        with np.errstate(all="ignore"):
+            return fn(*map(_float, args))
+
+    return forward
+
+
+def _promoting(fn: Callable) -> Callable:
+    """``fn`` on integers as they are, but with integer arrays made float32 when a float
+    takes part (torch.fmod(int tensor, 2.5) is float32, not float64 as in NumPy)."""
+
+    def forward(*args):
+        if any(_kind(a) == "f" for a in args):
+            args = map(_float, args)
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return forward
+
+
+def _keep_integers(fn: Callable) -> Callable:
+    """A rounding ``fn`` for floats; integers are whole already and come back copied, in
+    their dtype (torch.floor(int tensor) is the same int tensor)."""
+    return lambda x, **params: fn(x, **params) if x.dtype.kind == "f" else x.copy()
+
+
+def _described(arrays) -> str:
+    return " and ".join(fmt_dtype(np.result_type(a)) for a in arrays)
+
+
+def _refuse(name: str, kinds: str, wanted: str) -> Callable:
+    """A row's check: a DTypeError naming the op when an operand's kind is in ``kinds``."""
+
+    def check(*arrays, **params):
+        if any(_kind(a) in kinds for a in arrays):
+            raise DTypeError(f"{name}: {wanted}, got {_described(arrays)}")
+
+    return check
+
+
+def _division_check(name: str) -> Callable:
+    """fmod, remainder, floor_divide: no bools, and integers never divided by zero (as in
+    PyTorch, which raises; NumPy would give 0 with a warning)."""
+    refuse_bool = _refuse(name, "b", "takes numbers, not bool tensors; convert with .long()")
+
+    def check(x, y):
+        refuse_bool(x, y)
+        if _kind(x) in "iu" and _kind(y) in "iu" and np.any(np.asarray(y) == 0):
+            raise DomainError(f"{name}: integer division by zero (a divisor is 0)")
+
+    return check
+
+
+# Functions of real numbers: integers and bools become float32.
+
+# fmt: off
+asin = elementwise("asin", _on_floats(np.arcsin), lambda x: 1 / xp.sqrt(1 - x * x),
+                   method=True, doc="Inverse sine, elementwise; nan outside [-1, 1].")
+acos = elementwise("acos", _on_floats(np.arccos), lambda x: -1 / xp.sqrt(1 - x * x),
+                   method=True, doc="Inverse cosine, elementwise; nan outside [-1, 1].")
+atan = elementwise("atan", _on_floats(np.arctan), lambda x: 1 / (1 + x * x),
+                   method=True, doc="Inverse tangent, elementwise, in (-pi/2, pi/2).")
+asinh = elementwise("asinh", _on_floats(np.arcsinh), lambda x: 1 / xp.sqrt(x * x + 1),
+                    method=True, doc="Inverse hyperbolic sine, elementwise.")
+acosh = elementwise("acosh", _on_floats(np.arccosh), lambda x: 1 / xp.sqrt(x * x - 1),
+                    method=True, doc="Inverse hyperbolic cosine, elementwise; nan below 1.")
+atanh = elementwise("atanh", _on_floats(np.arctanh), lambda x: 1 / (1 - x * x),
+                    method=True, doc="Inverse hyperbolic tangent, elementwise; +-inf at +-1.")
+# The angle of the point at height x and abscissa y; its gradient is (y, -x) / (x^2 + y^2).
+atan2 = elementwise("atan2", _on_floats(np.arctan2), lambda x, y: y / (x * x + y * y),
+                    lambda x, y: -x / (x * x + y * y),
+                    doc="atan(x / y) in the quadrant of the point (y, x), in [-pi, pi].")
+# NumPy has neither: the forwards are chainrule.special's (Cody's erfc; erfinv by Newton).
+erfc = elementwise("erfc", _on_floats(special.erfc),
+                   lambda x: -_TWO_OVER_SQRT_PI * xp.exp(-x * x), method=True,
+                   doc="1 - erf(x), elementwise, accurate where erf(x) is near 1.")
+erfinv = elementwise("erfinv", _on_floats(special.erfinv),
+                     lambda out: _SQRT_PI_OVER_TWO * xp.exp(out * out), method=True,
+                     doc="The inverse of erf, elementwise; +-inf at +-1, nan outside [-1, 1].")
+log2 = elementwise("log2", _on_floats(np.log2), lambda x: 1 / (x * _LN2),
+                   method=True, doc="Base-2 logarithm, elementwise.")
+log10 = elementwise("log10", _on_floats(np.log10), lambda x: 1 / (x * _LN10),
+                    method=True, doc="Base-10 logarithm, elementwise.")
+exp2 = elementwise("exp2", _on_floats(np.exp2), lambda out: out * _LN2,
+                   method=True, doc="2 ** x, elementwise.")
+hypot = elementwise("hypot", _on_floats(np.hypot), lambda x, out: x / out,
+                    lambda y, out: y / out,
+                    doc="sqrt(x**2 + y**2) without overflow; the gradient is nan at (0, 0).")
+# d/dx = sigmoid(x - y): finite at +-1000, where exp(x) / (exp(x) + exp(y)) is not.
+logaddexp = elementwise("logaddexp", _on_floats(np.logaddexp),
+                        lambda x, y: xp.sigmoid(x - y), lambda x, y: xp.sigmoid(y - x),
+                        doc="log(exp(x) + exp(y)), finite for large |x| and |y|.")
+# d/dx = +-1 (the sign of out / x), 0 at x = 0 as in PyTorch; y only gives the sign.
+copysign = elementwise("copysign", _on_floats(np.copysign),
+                       lambda x, out: xp.sign(x) * xp.sign(out), 0,
+                       doc="|x| with the sign of y (of -0.0 too); no gradient flows to y.")
+
+# Rounding: the derivative is 0 (frac's is 1), as PyTorch has it. Integers stay integers.
+
+_NOT_BOOL = "takes numbers, not bool tensors"
+floor = elementwise("floor", _keep_integers(np.floor), 0, check=_refuse("floor", "b", _NOT_BOOL),
+                    method=True, doc="The largest integer <= x, elementwise; derivative 0.")
+ceil = elementwise("ceil", _keep_integers(np.ceil), 0, check=_refuse("ceil", "b", _NOT_BOOL),
+                   method=True, doc="The smallest integer >= x, elementwise; derivative 0.")
+trunc = elementwise("trunc", _keep_integers(np.trunc), 0, check=_refuse("trunc", "b", _NOT_BOOL),
+                    method=True, doc="x rounded toward 0, elementwise; derivative 0.")
+round_row = elementwise("round", _keep_integers(np.round), 0,
+                        check=_refuse("round", "b", _NOT_BOOL),
+                        doc="x rounded to ``decimals`` places, halves to even; derivative 0.")
+frac = elementwise("frac", lambda x: x - np.trunc(x), 1,
+                   check=_refuse("frac", "biu", "takes floating-point tensors"),
+                   method=True, doc="x - trunc(x), with the sign of x; derivative 1.")
+# Values that are not finite become finite ones, so no gradient reaches them.
+nan_to_num_row = elementwise(
+    "nan_to_num", lambda x, nan, posinf, neginf: np.nan_to_num(x, nan=nan, posinf=posinf,
+                                                               neginf=neginf),
+    lambda x: xp.run(isfinite, x), doc="x with nan, inf and -inf replaced by finite numbers.")
+
+# Remainders: d/dx = 1 and d/dy = -(x / y rounded), as x - y * round(x / y) says.
+
+fmod = elementwise("fmod", _promoting(np.fmod), 1, lambda x, y: -xp.run(trunc, x / y),
+                   check=_division_check("fmod"),
+                   doc="The remainder of x / y with the sign of x (C's fmod).")
+remainder = elementwise("remainder", _promoting(np.remainder), 1,
+                        lambda x, y: -xp.run(floor, x / y), check=_division_check("remainder"),
+                        doc="The remainder of x / y with the sign of y (Python's %).")
+floor_divide = Op("floor_divide", _promoting(np.floor_divide), vjp=None, kind="elementwise",
+                  inputs=("x", "y"), check=_division_check("floor_divide"),
+                  doc="x / y rounded down (Python's //); not differentiable, as in PyTorch.")
+
+# lerp in two forms, as PyTorch computes it: the one from the nearer end is exact at that end.
+lerp = elementwise(
+    "lerp", lambda x, y, weight: np.where(np.abs(weight) < 0.5, x + weight * (y - x),
+                                          y - (y - x) * (1 - weight)),
+    lambda weight: 1 - weight, "weight", lambda x, y: y - x, inputs=("x", "y", "weight"),
+    check=_refuse("lerp", "biu", "takes floating-point tensors"),
+    doc="x + weight * (y - x), elementwise, with weight a number or a tensor.")
+# fmax/fmin ignore nan. The gradient goes to the chosen operand: x at ties, and x when y is
+# nan (where both are nan too), as in PyTorch.
+fmax = Op(
+    "fmax", np.fmax,
+    vjp=(lambda g, x, y: xp.where(_x_chosen(x >= y, y), g, 0 * g),
+         lambda g, x, y: xp.where(_x_chosen(x >= y, y), 0 * g, g)),
+    jvp=(lambda dx, x, y: xp.where(_x_chosen(x >= y, y), dx, 0 * dx),
+         lambda dy, x, y: xp.where(_x_chosen(x >= y, y), 0 * dy, dy)),
+    kind="elementwise", doc="The larger of x and y, elementwise, ignoring nan (nan if both are).")
+fmin = Op(
+    "fmin", np.fmin,
+    vjp=(lambda g, x, y: xp.where(_x_chosen(x <= y, y), g, 0 * g),
+         lambda g, x, y: xp.where(_x_chosen(x <= y, y), 0 * g, g)),
+    jvp=(lambda dx, x, y: xp.where(_x_chosen(x <= y, y), dx, 0 * dx),
+         lambda dy, x, y: xp.where(_x_chosen(x <= y, y), 0 * dy, dy)),
+    kind="elementwise", doc="The smaller of x and y, elementwise, ignoring nan (nan if both are).")
+# One-sided clamps, the bound a number or a tensor: the gradient goes to x where x is inside
+# (bound included), to the bound where x is outside, to neither where x is nan.
+clamp_min_row = elementwise("clamp_min", _promoting(np.maximum), lambda x, y: x >= y,
+                            lambda x, y: x < y, doc="max(x, min), nan where x is nan.")
+clamp_max_row = elementwise("clamp_max", _promoting(np.minimum), lambda x, y: x <= y,
+                            lambda x, y: x > y, doc="min(x, max), nan where x is nan.")
+heaviside_row = Op("heaviside", lambda x, values: _heaviside(x, values), vjp=None,
+                   inputs=("x", "values"), kind="elementwise",
+                   doc="0 where x < 0, values where x == 0, 1 where x > 0; not differentiable.")
+
+# Bitwise: integers and bools only, no gradient.
+
+_INTEGERS = "takes integer or bool tensors"
+bitwise_and = Op("bitwise_and", lambda x, y: np.bitwise_and(x, y), vjp=None, kind="elementwise",
+                 check=_refuse("bitwise_and", "f", _INTEGERS), doc="x & y, bit by bit.")
+bitwise_or = Op("bitwise_or", lambda x, y: np.bitwise_or(x, y), vjp=None, kind="elementwise",
+                check=_refuse("bitwise_or", "f", _INTEGERS), doc="x | y, bit by bit.")
+bitwise_xor = Op("bitwise_xor", lambda x, y: np.bitwise_xor(x, y), vjp=None, kind="elementwise",
+                 check=_refuse("bitwise_xor", "f", _INTEGERS), doc="x ^ y, bit by bit.")
+bitwise_not = Op("bitwise_not", lambda x: np.invert(x), vjp=None, kind="elementwise",
+                 check=_refuse("bitwise_not", "f", _INTEGERS),
+                 doc="~x, every bit flipped (not, for bool tensors).")
+bitwise_left_shift = Op(
+    "bitwise_left_shift", lambda x, y: _shift(np.left_shift, x, y), vjp=None,
+    kind="elementwise", check=_refuse("bitwise_left_shift", "fb", "takes integer tensors"),
+    doc="x << y; shifts by a negative amount or past the width give 0, as in PyTorch.")
+bitwise_right_shift = Op(
+    "bitwise_right_shift", lambda x, y: _shift(np.right_shift, x, y), vjp=None,
+    kind="elementwise", check=_refuse("bitwise_right_shift", "fb", "takes integer tensors"),
+    doc="x >> y, keeping the sign; shifts out of range give 0 or -1, as in PyTorch.")
+
+# Predicates: bool results, no gradient.
+
+isnan = comparison("isnan", np.isnan, method=True, doc="Whether x is nan, elementwise.")
+isinf = comparison("isinf", np.isinf, method=True, doc="Whether x is inf or -inf, elementwise.")
+isfinite = comparison("isfinite", np.isfinite, method=True,
+                      doc="Whether x is neither nan nor infinite, elementwise.")
+isposinf = Op("isposinf", lambda x: np.isinf(x) & (x > 0), vjp=None, inputs=("x",),
+              kind="comparison", method=True, doc="Whether x is inf, elementwise.")
+isneginf = Op("isneginf", lambda x: np.isinf(x) & (x < 0), vjp=None, inputs=("x",),
+              kind="comparison", method=True, doc="Whether x is -inf, elementwise.")
+logical_xor = comparison("logical_xor", np.logical_xor,
+                         doc="Whether exactly one of x and y is true (non-zero), elementwise.")
+isclose_row = Op(
+    "isclose", lambda x, y, rtol, atol, equal_nan: np.isclose(x, y, rtol, atol, equal_nan),
+    vjp=None, inputs=("x", "y"), kind="comparison",
+    doc="Whether |x - y| <= atol + rtol * |y|, elementwise (equal infinities count).")
+# fmt: on
+
+
+def _x_chosen(x_wins, y):
+    """Where fmax/fmin take x: where x wins the comparison, or y is nan."""
+    return x_wins | xp.run(isnan, y)
+
+
+def _heaviside(x, values):
+    """NumPy's heaviside keeps nan; PyTorch's gives 0 there (nan is neither 0 nor > 0)."""
+    return np.where(x == 0, values, x > 0).astype(np.result_type(x, values))
+
+
+def _shift(shift: np.ufunc, x, y):
+    """``shift(x, y)`` with PyTorch's results for amounts outside [0, bits): a shift by
+    all the bits or more, or by a negative amount, clears x (left, or right for unsigned
+    dtypes) or fills it with its sign (right). NumPy leaves those undefined."""
+    dtype = np.result_type(x, y)
+    bits = dtype.itemsize * 8
+    amount = np.asarray(y)
+    inside = (amount >= 0) & (amount < bits)
+    x = np.asarray(x, dtype)
+    if shift is np.left_shift or dtype.kind == "u":
+        return np.where(inside, shift(x, np.where(inside, amount, 0).astype(dtype)), 0)
+    return shift(x, np.where(inside, amount, bits - 1).astype(dtype))
+
+
+# Public functions with PyTorch's arguments, for the rows that take more than tensors.
+
+
+def round(input, *, decimals: int = 0):
+    """``input`` rounded to ``decimals`` decimal places (negative: tens, hundreds...), halves
+    to even as in PyTorch; integers stay as they are. The derivative is 0.
+
+    >>> import chainrule as cr
+    >>> cr.round(cr.tensor([0.5, 1.5, 2.5])), cr.round(cr.tensor([1234.5]), decimals=-2)
+    (tensor([0., 2., 2.]), tensor([1200.]))
+    """
+    if decimals == 0:
+        return round_row(input)
+    return round_row(input, decimals=decimals)
+
+
+def nan_to_num(input, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None):  # fmt: skip
+    """``input`` with nan, inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``
+    (by default 0 and the dtype's largest and smallest finite numbers); the gradient is 0
+    where a value was replaced.
+
+    >>> import chainrule as cr
+    >>> cr.nan_to_num(cr.tensor([1.0, float("nan"), float("inf")]), posinf=9.0)
+    tensor([1., 0., 9.])
+    """
+    return nan_to_num_row(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def heaviside(input, values):
+    """The step function: 0 where ``input`` < 0, ``values`` where it is 0, 1 where it is > 0.
+
+    Not differentiable, as in PyTorch. ``input`` and ``values`` need the same dtype.
+
+    >>> import chainrule as cr
+    >>> cr.heaviside(cr.tensor([-2.0, 0.0, 3.0]), cr.tensor(0.5))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    if isinstance(values, Tensor) and isinstance(input, Tensor) and values.dtype != input.dtype:
+        raise DTypeError(
+            f"heaviside: input and values must have the same dtype, got {input.dtype} and "
+            f"{values.dtype}; convert one with .to()"
+        )
+    return heaviside_row(input, values)
+
+
+def clamp_min(input, min):
+    """``input`` limited from below by ``min`` (a number or a tensor); the gradient passes
+    to ``input`` where input >= min, and to a tensor ``min`` where input < min (neither
+    gets it where input is nan, as in PyTorch).
+
+    >>> import chainrule as cr
+    >>> cr.clamp_min(cr.tensor([-1.0, 2.0]), 0.5)
+    tensor([0.5000, 2.0000])
+    """
+    return clamp_min_row(input, min)
+
+
+def clamp_max(input, max):
+    """``input`` limited from above by ``max`` (a number or a tensor); the gradient passes
+    to ``input`` where input <= max, and to a tensor ``max`` where input > max.
+
+    >>> import chainrule as cr
+    >>> cr.clamp_max(cr.tensor([-1.0, 2.0]), 0.5)
+    tensor([-1.0000,  0.5000])
+    """
+    return clamp_max_row(input, max)
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """Whether |input - other| <= atol + rtol * |other|, elementwise, as a bool tensor;
+    infinities of the same sign are close, nan is close to nan only with ``equal_nan``.
+
+    >>> import chainrule as cr
+    >>> cr.isclose(cr.tensor([1.0, 2.0]), cr.tensor([1.0 + 1e-9, 2.1]))
+    tensor([ True, False])
+    """
+    return isclose_row(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:  # fmt: skip
+    """Whether every element of `isclose` holds, as a Python bool (shapes must broadcast).
+
+    >>> import chainrule as cr
+    >>> cr.allclose(cr.tensor([1.0, 2.0]), cr.tensor([1.0, 2.0 + 1e-9]))
+    True
+    """
+    return bool(np.all(isclose(input, other, rtol, atol, equal_nan).data))
+
+
+def equal(input, other) -> bool:
+    """Whether ``input`` and ``other`` have the same shape and the same values, as a Python
+    bool (dtypes may differ, as in PyTorch; nan equals nothing).
+
+    >>> import chainrule as cr
+    >>> cr.equal(cr.tensor([1, 2]), cr.tensor([1.0, 2.0]))
+    True
+    >>> cr.equal(cr.tensor([1]), cr.tensor([[1]]))
+    False
+    """
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise DTypeError(
+            f"equal: expected two tensors, got {type(input).__name__} and {type(other).__name__}"
+        )
+    return input.shape == other.shape and bool(np.array_equal(input.data, other.data))
+
+
+def square(input):
+    """``input * input``, elementwise (bool tensors give int64, as in PyTorch).
+
+    >>> import chainrule as cr
+    >>> cr.square(cr.tensor([-3.0, 0.5]))
+    tensor([9.0000, 0.2500])
+    """
+    return pow(input.to(int64) if input.dtype.kind == "b" else input, 2)
+
+
+def sgn(input):
+    """The sign of each element: -1, 0 or 1 (`sign`, for real tensors); derivative 0.
+
+    >>> import chainrule as cr
+    >>> cr.sgn(cr.tensor([-2.0, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+    """
+    return sign(input)
+
+
+def deg2rad(input):
+    """Degrees to radians, elementwise (integers become float32).
+
+    >>> import chainrule as cr
+    >>> cr.deg2rad(cr.tensor([180, 90]))
+    tensor([3.1416, 1.5708])
+    """
+    return _as_float(input) * (math.pi / 180)
+
+
+def rad2deg(input):
+    """Radians to degrees, elementwise (integers become float32).
+
+    >>> import chainrule as cr
+    >>> cr.rad2deg(cr.tensor([math.pi, -math.pi / 2]))
+    tensor([180., -90.])
+    """
+    return _as_float(input) * (180 / math.pi)
+
+
+def _as_float(input):
+    return input.to(float32) if input.dtype.kind in "biu" else input
+
+
+# PyTorch's other names (NumPy's): the same rows.
+arcsin = asin
+arccos = acos
+arctan = atan
+arctan2 = atan2
+arcsinh = asinh
+arccosh = acosh
+arctanh = atanh
+fix = trunc

@@ -1,4 +1,4 @@
-"""Pooling: max_pool2d, avg_pool2d, adaptive_avg_pool2d, and the rows tiles and untiles.
+"""Pooling: max, average and adaptive pooling in 1-D and 2-D, and the rows tiles and untiles.
 
 Pooling is unfold (`chainrule.ops.conv`), then a max or a sum over each window, so it can be
 differentiated again. ``tiles`` and ``untiles`` are the cheaper pair for max pooling's usual
@@ -17,13 +17,18 @@ from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
 from .conv import _batched, _dtype, _ints, _spans, _unbatched, unfold_row
+from .indexing import index_row
 from .linalg import matmul
 from .padding import pad
+from .reduce import max as max_over
 from .reduce import max_row
 from .reduce import sum as sum_over
-from .shape import permute, reshape
+from .shape import permute, reshape, squeeze, unsqueeze
 
-__all__ = ["adaptive_avg_pool2d", "avg_pool2d", "max_pool2d"]
+__all__ = [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d",
+]  # fmt: skip
 
 
 def _tile_grid(x, kernel_size):
@@ -159,7 +164,12 @@ def max_pool2d(
     """
     op = "max_pool2d"
     x, batched = _batched(input, op, 2)
-    kernel, stride, padding, dilation = _pool_args(op, kernel_size, stride, padding, dilation)
+    args = _pool_args(op, kernel_size, stride, padding, dilation)
+    return _max_pool(op, x, batched, *args, ceil_mode, return_indices)
+
+
+def _max_pool(op, x, batched, kernel, stride, padding, dilation, ceil_mode, return_indices):
+    """max_pool2d on a checked (N, C, H, W) input; ``batched`` False drops N at the end."""
     n, c, h, w = np.shape(x)
     (oh, ow), (extra_h, extra_w) = _pool_sizes(
         op, (h, w), kernel, stride, padding, dilation, ceil_mode
@@ -258,8 +268,15 @@ def avg_pool2d(
     """
     op = "avg_pool2d"
     x, batched = _batched(input, op, 2)
-    _check_float(x, op)
     kernel, stride, padding, _ = _pool_args(op, kernel_size, stride, padding, 1)
+    return _avg_pool(op, x, batched, kernel, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)  # fmt: skip
+
+
+def _avg_pool(op, x, batched, kernel, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):  # fmt: skip
+    """avg_pool2d on an (N, C, H, W) input with checked window arguments."""
+    _check_float(x, op)
     if divisor_override is not None and (
         not isinstance(divisor_override, numbers.Integral) or divisor_override == 0
     ):
@@ -311,3 +328,154 @@ def adaptive_avg_pool2d(input, output_size):
     rows = _adaptive_weights(h, oh, dtype)
     columns = _adaptive_weights(w, ow, dtype)
     return matmul(matmul(rows, input), columns.T)
+
+
+# 1-D pooling: a (N, C, L) signal is an (N, C, 1, L) image.
+
+
+def _as_image(input, op: str):
+    x, batched = _batched(input, op, 1)
+    return unsqueeze(x, 2), batched
+
+
+def _line(value, op: str, what: str, minimum: int, fill: int) -> tuple[int, int]:
+    return (fill, *_ints(value, 1, op, what, minimum))
+
+
+def max_pool1d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """The maximum of each (dilated) window of an (N, C, L) or (C, L) input; the arguments,
+    ties and ``return_indices`` (positions along L) are as in `max_pool2d`.
+
+    >>> import chainrule as cr
+    >>> max_pool1d(cr.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
+    tensor([[5., 4.]])
+    """
+    op = "max_pool1d"
+    x, batched = _as_image(input, op)
+    kernel = _line(kernel_size, op, "kernel_size", 1, 1)
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
+    stride = kernel if no_stride else _line(stride, op, "stride", 1, 1)
+    padding = _line(padding, op, "padding", 0, 0)
+    dilation = _line(dilation, op, "dilation", 1, 1)
+    if 2 * padding[1] > kernel[1]:
+        raise DomainError(
+            f"{op}: padding {padding[1]} must be at most half of kernel_size {kernel[1]}"
+        )
+    out = _max_pool(op, x, True, kernel, stride, padding, dilation, ceil_mode, return_indices)
+    if not return_indices:
+        return _unbatched(squeeze(out, 2), batched)
+    values, indices = out
+    indices = Tensor._make(indices.data[:, :, 0] if batched else indices.data[0, :, 0])
+    return _unbatched(squeeze(values, 2), batched), indices
+
+
+def avg_pool1d(
+    input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+    count_include_pad: bool = True,
+):  # fmt: skip
+    """The mean of each window of an (N, C, L) or (C, L) input; the arguments are as in
+    `avg_pool2d`.
+
+    >>> import chainrule as cr
+    >>> avg_pool1d(cr.tensor([[1.0, 5.0, 2.0, 4.0]]), 2)
+    tensor([[3., 3.]])
+    """
+    op = "avg_pool1d"
+    x, batched = _as_image(input, op)
+    kernel = _line(kernel_size, op, "kernel_size", 1, 1)
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and not stride)
+    stride = kernel if no_stride else _line(stride, op, "stride", 1, 1)
+    padding = _line(padding, op, "padding", 0, 0)
+    if 2 * padding[1] > kernel[1]:
+        raise DomainError(
+            f"{op}: padding {padding[1]} must be at most half of kernel_size {kernel[1]}"
+        )
+    out = _avg_pool(op, x, True, kernel, stride, padding, ceil_mode, count_include_pad, None)
+    return _unbatched(squeeze(out, 2), batched)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of an (N, C, L) or (C, L) input to ``output_size`` windows, PyTorch's
+    (see `adaptive_avg_pool2d`): one matmul with a constant averaging matrix.
+
+    >>> import chainrule as cr
+    >>> adaptive_avg_pool1d(cr.tensor([[1.0, 2.0, 3.0, 4.0, 5.0]]), 2)
+    tensor([[2., 4.]])
+    """
+    op = "adaptive_avg_pool1d"
+    _batched(input, op, 1)
+    _check_float(input, op)
+    (size,) = _ints(output_size, 1, op, "output_size", 1)
+    weights = _adaptive_weights(np.shape(input)[-1], size, _dtype(input))
+    return matmul(input, weights.T)
+
+
+def _adaptive_positions(n: int, out: int) -> np.ndarray:
+    """(out, widest window) positions of PyTorch's adaptive windows over n elements; a
+    shorter window repeats its last position, which a max ignores."""
+    i = np.arange(out)
+    start = i * n // out
+    end = -(-(i + 1) * n // out)
+    widest = int((end - start).max())
+    return np.minimum(start[:, None] + np.arange(widest), end[:, None] - 1)
+
+
+def _adaptive_max(op: str, x, sizes: tuple, return_indices: bool):
+    """adaptive max pooling of (..., H, W) x to ``sizes`` (oH, oW)."""
+    h, w = np.shape(x)[-2:]
+    rows, columns = _adaptive_positions(h, sizes[0]), _adaptive_positions(w, sizes[1])
+    kh, kw = rows.shape[1], columns.shape[1]
+    grid = (Ellipsis, rows[:, None, :, None], columns[None, :, None, :])
+    windows = index_row(x, index=grid)  # (..., oH, oW, kH, kW)
+    values, positions = max_over(reshape(windows, (*windows.shape[:-2], kh * kw)), -1)
+    if not return_indices:
+        return values
+    a, b = np.divmod(positions.data, kw)
+    oh, ow = np.arange(sizes[0])[:, None], np.arange(sizes[1])[None, :]
+    return values, Tensor._make((rows[oh, a] * w + columns[ow, b]).astype(np.int64))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
+    """Max pooling of an (N, C, H, W) or (C, H, W) input to ``output_size`` (an int or a
+    pair; None keeps that size) with PyTorch's windows (see `adaptive_avg_pool2d`); the first
+    maximum of a window, row-major, takes the gradient. ``return_indices`` also gives each
+    maximum's flat index into its H*W plane.
+
+    >>> import chainrule as cr
+    >>> adaptive_max_pool2d(cr.arange(6.0).reshape(1, 2, 3), (1, 2))
+    tensor([[[4., 5.]]])
+    """
+    op = "adaptive_max_pool2d"
+    _batched(input, op, 2)
+    h, w = np.shape(input)[-2:]
+    sizes = (output_size, output_size) if not isinstance(output_size, Sequence) else output_size
+    if len(sizes) != 2:
+        raise ShapeError(f"{op}: output_size must be an int or a pair, got {output_size!r}")
+    sizes = tuple(n if size is None else size for n, size in zip((h, w), sizes))
+    return _adaptive_max(op, input, _ints(sizes, 2, op, "output_size", 1), return_indices)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices: bool = False):
+    """Max pooling of an (N, C, L) or (C, L) input to ``output_size`` windows (see
+    `adaptive_max_pool2d`).
+
+    >>> import chainrule as cr
+    >>> adaptive_max_pool1d(cr.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
+    tensor([[5., 4.]])
+    """
+    op = "adaptive_max_pool1d"
+    _batched(input, op, 1)
+    (size,) = _ints(output_size, 1, op, "output_size", 1)
+    out = _adaptive_max(op, unsqueeze(input, -2), (1, size), return_indices)
+    if not return_indices:
+        return squeeze(out, -2)
+    values, indices = out
+    return squeeze(values, -2), Tensor._make(indices.data[..., 0, :])

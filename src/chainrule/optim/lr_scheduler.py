@@ -1,224 +1,186 @@
-"""Learning-rate schedulers: StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR
-and ReduceLROnPlateau, each changing ``group["lr"]`` of an optimizer the way PyTorch does.
+"""Learning-rate schedulers, as ``torch.optim.lr_scheduler``: each changes ``group["lr"]`` of an
+optimizer the way PyTorch does. Here live the schedulers that combine others (SequentialLR,
+ChainedScheduler) and ReduceLROnPlateau; the rest come from `optim.scheduler` (schedules of the
+epoch) and `optim.cyclic` (cyclic ones).
 
-Schedules update the current lr step by step (PyTorch's "chainable" form), so the sequences
-match PyTorch's to the last bit. Call ``scheduler.step()`` after ``optimizer.step()``.
+Call ``scheduler.step()`` after ``optimizer.step()``.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Callable, Iterable
+from bisect import bisect_right
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import DomainError, DTypeError
+from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from .optimizers import Optimizer
+from .scheduler import (
+    ConstantLR,
+    CosineAnnealingLR,
+    ExponentialLR,
+    LambdaLR,
+    LinearLR,
+    LRScheduler,
+    MultiplicativeLR,
+    MultiStepLR,
+    PolynomialLR,
+    StepLR,
+    _check_optimizer,
+)
+
+__all__ = [
+    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+    "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+    "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
+    "StepLR",
+]  # fmt: skip
 
 
-def _check_optimizer(optimizer: Any, name: str) -> Optimizer:
-    if not isinstance(optimizer, Optimizer):
-        raise DTypeError(f"{name}: expected an Optimizer, got {type(optimizer).__name__}")
-    return optimizer
+def _check_schedulers(owner: str, schedulers: Sequence[Any], optimizer: Any) -> None:
+    if len(schedulers) < 1:
+        raise DomainError(f"{owner}: needs at least one scheduler, got none")
+    for i, scheduler in enumerate(schedulers):
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise DTypeError(
+                f"{owner}: scheduler {i} is a ReduceLROnPlateau, whose step needs a metric; "
+                "step it yourself"
+            )
+        if not isinstance(scheduler, LRScheduler):
+            raise DTypeError(
+                f"{owner}: scheduler {i} is a {type(scheduler).__name__}, not an LRScheduler"
+            )
+        if scheduler.optimizer is not optimizer:
+            raise DomainError(
+                f"{owner}: scheduler {i} ({type(scheduler).__name__}) drives another optimizer; "
+                "all must drive the same one"
+            )
 
 
-class LRScheduler:
-    """Base class: remembers each group's initial lr (``base_lrs``) and the epoch count.
+class _Composite(LRScheduler):
+    """A scheduler made of schedulers (it builds itself, without `LRScheduler.__init__`), whose
+    state dict holds the state dict of each scheduler inside."""
 
-    Construction performs the first step (epoch 0), which keeps the current lrs.
-    """
+    _schedulers: list[LRScheduler]
 
-    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        self.optimizer = _check_optimizer(optimizer, type(self).__name__)
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise DomainError(
-                        f"{type(self).__name__}: param_groups[{i}] has no 'initial_lr', needed "
-                        f"to resume at last_epoch={last_epoch}; load the optimizer's state first"
-                    )
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        self._step_count = 0
-        self._is_initial = True
-        self.step()
-        self._is_initial = False
+    def state_dict(self) -> dict[str, Any]:
+        """The counters, with each inner scheduler's state dict under ``_schedulers``."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
 
-    def get_lr(self) -> list[float]:
-        """The lrs for the epoch ``last_epoch`` has just become (subclasses define it)."""
-        raise NotImplementedError(f"{type(self).__name__}: define get_lr")
-
-    def step(self) -> None:
-        """Advance one epoch and write the new lr into every parameter group."""
-        self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the counters and every inner scheduler's state."""
+        state = dict(state_dict)
+        inner = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, saved in zip(self._schedulers, inner):
+            scheduler.load_state_dict(saved)
 
     def get_last_lr(self) -> list[float]:
         """The lrs set by the last step, one per parameter group."""
         return list(self._last_lr)
 
-    def _current_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
 
-    def state_dict(self) -> dict[str, Any]:
-        """Everything but the optimizer (and functions), as a dict."""
-        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+class SequentialLR(_Composite):
+    """Run ``schedulers`` one after another, switching at each epoch in ``milestones``.
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the counters and settings saved by `state_dict`."""
-        self.__dict__.update(state_dict)
-
-
-class StepLR(LRScheduler):
-    """Multiply the lr by ``gamma`` every ``step_size`` epochs.
+    Each scheduler starts from its own epoch 0 when its turn comes (its closed form at 0).
 
     >>> import chainrule
     >>> from chainrule.optim import SGD
     >>> opt = SGD([chainrule.zeros(1, requires_grad=True)], lr=1.0)
-    >>> scheduler = StepLR(opt, step_size=2, gamma=0.5)
-    >>> lrs = []
-    >>> for _ in range(5):
+    >>> warmup = LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> decay = ExponentialLR(opt, gamma=0.5)
+    >>> scheduler = SequentialLR(opt, [warmup, decay], milestones=[2])
+    >>> lrs = scheduler.get_last_lr()
+    >>> for _ in range(4):
     ...     scheduler.step()
     ...     lrs += scheduler.get_last_lr()
     >>> lrs
-    [1.0, 0.5, 0.5, 0.25, 0.25]
+    [0.5, 0.75, 1.0, 0.5, 0.25]
     """
 
     def __init__(
-        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+        self,
+        optimizer: Optimizer,
+        schedulers: list[LRScheduler],
+        milestones: list[int],
+        last_epoch: int = -1,
     ) -> None:
-        if not isinstance(step_size, int) or step_size <= 0:
-            raise DomainError(f"StepLR: step_size must be a positive int, got {step_size!r}")
-        self.step_size = step_size
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        _check_optimizer(optimizer, "SequentialLR")
+        _check_schedulers("SequentialLR", schedulers, optimizer)
+        if len(milestones) != len(schedulers) - 1:
+            raise DomainError(
+                f"SequentialLR: got {len(schedulers)} schedulers and {len(milestones)} "
+                "milestones; there must be one milestone fewer than schedulers"
+            )
+        self._schedulers = list(schedulers)
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Undo the steps the schedulers took when they were built, then start the first.
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        for scheduler in self._all(self):
+            scheduler.last_epoch -= 1
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
 
-    def get_lr(self) -> list[float]:
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return self._current_lrs()
-        return [lr * self.gamma for lr in self._current_lrs()]
+    @staticmethod
+    def _all(scheduler: Any) -> list[Any]:
+        """The innermost schedulers below ``scheduler`` (through nested combinations)."""
+        if hasattr(scheduler, "_schedulers"):
+            return [leaf for inner in scheduler._schedulers for leaf in SequentialLR._all(inner)]
+        return [scheduler] if hasattr(scheduler, "last_epoch") else []
+
+    def step(self) -> None:  # type: ignore[override]
+        """Advance one epoch with the scheduler whose turn it is."""
+        self.last_epoch += 1
+        index = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
 
 
-class MultiStepLR(LRScheduler):
-    """Multiply the lr by ``gamma`` at each epoch listed in ``milestones``.
+class ChainedScheduler(_Composite):
+    """Step every scheduler in ``schedulers`` each epoch, so their factors multiply.
 
     >>> import chainrule
     >>> from chainrule.optim import SGD
     >>> opt = SGD([chainrule.zeros(1, requires_grad=True)], lr=1.0)
-    >>> scheduler = MultiStepLR(opt, milestones=[1, 3], gamma=0.1)
+    >>> warmup = ConstantLR(opt, factor=0.5, total_iters=2)
+    >>> decay = ExponentialLR(opt, gamma=0.5)
+    >>> scheduler = ChainedScheduler([warmup, decay])
+    >>> lrs = scheduler.get_last_lr()
     >>> for _ in range(3):
     ...     scheduler.step()
-    >>> scheduler.get_last_lr()
-    [0.010000000000000002]
+    ...     lrs += scheduler.get_last_lr()
+    >>> lrs
+    [0.5, 0.25, 0.25, 0.125]
     """
 
     def __init__(
-        self,
-        optimizer: Optimizer,
-        milestones: Iterable[int],
-        gamma: float = 0.1,
-        last_epoch: int = -1,
+        self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None
     ) -> None:
-        self.milestones = Counter(milestones)
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        if len(schedulers) < 1:
+            raise DomainError("ChainedScheduler: needs at least one scheduler, got none")
+        optimizer = optimizer or getattr(schedulers[0], "optimizer", None)
+        _check_schedulers("ChainedScheduler", schedulers, optimizer)
+        self._schedulers = list(schedulers)
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
 
-    def get_lr(self) -> list[float]:
-        if self.last_epoch not in self.milestones:
-            return self._current_lrs()
-        factor = self.gamma ** self.milestones[self.last_epoch]
-        return [lr * factor for lr in self._current_lrs()]
-
-
-class ExponentialLR(LRScheduler):
-    """Multiply the lr by ``gamma`` every epoch."""
-
-    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        if self._is_initial:
-            return self._current_lrs()
-        return [lr * self.gamma for lr in self._current_lrs()]
-
-
-class CosineAnnealingLR(LRScheduler):
-    """Follow half a cosine from the initial lr down to ``eta_min`` over ``T_max`` epochs
-    (then back up, periodically, as PyTorch's does without restarts)."""
-
-    def __init__(
-        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
-    ) -> None:
-        if T_max <= 0:
-            raise DomainError(f"CosineAnnealingLR: T_max must be positive, got {T_max!r}")
-        self.T_max = T_max
-        self.eta_min = eta_min
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        epoch, t_max, eta_min = self.last_epoch, self.T_max, self.eta_min
-        if self._is_initial:
-            return self._current_lrs()
-        if self._step_count == 1 and epoch > 0:  # resumed: closed form
-            return [
-                eta_min + (base - eta_min) * (1 + math.cos(epoch * math.pi / t_max)) / 2
-                for base in self.base_lrs
-            ]
-        if (epoch - 1 - t_max) % (2 * t_max) == 0:  # at the bottom the ratio below is 0/0
-            return [
-                lr + (base - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
-                for lr, base in zip(self._current_lrs(), self.base_lrs)
-            ]
-        ratio = (1 + math.cos(math.pi * epoch / t_max)) / (
-            1 + math.cos(math.pi * (epoch - 1) / t_max)
-        )
-        return [ratio * (lr - eta_min) + eta_min for lr in self._current_lrs()]
-
-
-class LambdaLR(LRScheduler):
-    """Set the lr to the initial lr times ``lr_lambda(epoch)`` (one function, or one per group).
-
-    >>> import chainrule
-    >>> from chainrule.optim import SGD
-    >>> opt = SGD([chainrule.zeros(1, requires_grad=True)], lr=0.5)
-    >>> scheduler = LambdaLR(opt, lambda epoch: 1 / (epoch + 1))
-    >>> scheduler.step()
-    >>> scheduler.get_last_lr()
-    [0.25]
-    """
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        groups = _check_optimizer(optimizer, "LambdaLR").param_groups
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != len(groups):
-                raise DomainError(
-                    f"LambdaLR: got {len(lr_lambda)} lr_lambdas for {len(groups)} parameter groups"
-                )
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * len(groups)
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
-
-    def state_dict(self) -> dict[str, Any]:
-        """The counters and settings; the functions themselves are not saved."""
-        state = super().state_dict()
-        del state["lr_lambdas"]
-        return state
+    def step(self) -> None:  # type: ignore[override]
+        """Step each scheduler in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
 class ReduceLROnPlateau:
@@ -287,10 +249,10 @@ class ReduceLROnPlateau:
             return value > self.best * (self.threshold + 1.0)
         return value > self.best + self.threshold
 
-    def step(self, metrics: float) -> None:
+    def step(self, metrics: float, epoch: int | None = None) -> None:
         """Record this epoch's metric (a number or a one-element Tensor) and maybe reduce."""
         current = float(metrics)
-        self.last_epoch += 1
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self._is_better(current):
             self.best = current
             self.num_bad_epochs = 0

@@ -1,5 +1,6 @@
-"""`Optimizer` (parameter groups, per-parameter state, state dicts) and SGD, Adam, AdamW,
-RMSprop, Adagrad with PyTorch's update formulas.
+"""`Optimizer` (parameter groups, per-parameter state, state dicts) and `SGD`, with PyTorch's
+update formula; the Adam family lives in `optim.adam`, the other per-coordinate methods in
+`optim.adaptive`, L-BFGS in `optim.lbfgs`.
 
 Each update works on the parameters' NumPy arrays in place, in their own dtype, one array
 operation per formula line; parameters whose ``.grad`` is None are skipped.
@@ -31,7 +32,8 @@ class Optimizer:
     """Base class: holds ``param_groups`` (dicts of parameters and hyperparameters) and
     ``state`` (a dict per parameter). Subclasses define ``_update``.
 
-    ``params`` is an iterable of tensors, or of dicts each making one group whose missing
+    ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs (``named_parameters()``;
+    the names go to ``group["param_names"]``), or of dicts each making one group whose missing
     hyperparameters come from ``defaults``:
 
     >>> import chainrule
@@ -81,7 +83,11 @@ class Optimizer:
             raise DTypeError(
                 f"{self._name}: parameters must be given in a fixed order (a list), not a set"
             )
-        group["params"] = params = list(params)
+        params = list(params)
+        if params and all(isinstance(item, tuple) and len(item) == 2 for item in params):
+            group["param_names"] = [name for name, _ in params]
+            params = [param for _, param in params]
+        group["params"] = params
         for i, param in enumerate(params):
             if not isinstance(param, Tensor):
                 raise DTypeError(
@@ -111,6 +117,11 @@ class Optimizer:
         for name in names:
             if not group[name] >= 0:
                 raise DomainError(f"{self._name}: invalid {name} {group[name]!r}; it must be >= 0")
+
+    def _check_betas(self, group: dict[str, Any]) -> None:
+        betas = group["betas"]
+        if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
+            raise DomainError(f"{self._name}: invalid betas {betas!r}; each must be in [0, 1)")
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
@@ -200,12 +211,17 @@ class Optimizer:
             for saved, group in zip(saved_groups, self.param_groups)
         ]
 
+    #: State entries that are one number per parameter (PyTorch keeps them as 0-d tensors).
+    _scalar_state: tuple[str, ...] = ()
+
     def _load_value(self, value: Any, param: Tensor, name: str, key: Any) -> Any:
         if not isinstance(value, (Tensor, np.ndarray)):
             return value
         array = np.array(value.data if isinstance(value, Tensor) else value)
         if name == "step":
             return int(array)
+        if name in self._scalar_state:
+            return float(array)
         if array.shape != param.shape:
             raise ShapeError(
                 f"{self._name}.load_state_dict: state {name!r} of parameter {key} has shape "
@@ -225,6 +241,21 @@ class Optimizer:
 
 def _zeros(x: np.ndarray) -> Tensor:
     return Tensor._make(np.zeros_like(x))
+
+
+def implementation_options(name: str, differentiable: bool, **switches: Any) -> dict[str, Any]:
+    """PyTorch's implementation switches, kept in each group as PyTorch keeps them.
+
+    ``foreach``, ``fused`` and ``capturable`` choose kernels and devices in PyTorch; the update
+    is the same here whatever they say. ``differentiable=True`` (autograd through ``step``)
+    is refused rather than ignored.
+    """
+    if differentiable:
+        raise DomainError(
+            f"{name}: differentiable=True (recording the update for autograd) is not supported; "
+            "steps change the parameters' arrays in place"
+        )
+    return {**switches, "differentiable": False}
 
 
 class SGD(Optimizer):
@@ -251,7 +282,11 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -260,6 +295,7 @@ class SGD(Optimizer):
             weight_decay=weight_decay,
             nesterov=nesterov,
             maximize=maximize,
+            **implementation_options("SGD", differentiable, foreach=foreach, fused=fused),
         )
         super().__init__(params, defaults)
 
@@ -286,232 +322,3 @@ class SGD(Optimizer):
                 buffer.data += (1 - group["dampening"]) * g
             g = g + momentum * buffer.data if group["nesterov"] else buffer.data
         x -= group["lr"] * g
-
-
-class Adam(Optimizer):
-    """Adam: steps along bias-corrected running means of the gradient and its square.
-
-    PyTorch's algorithm: ``m = lerp(m, g, 1 - β1)``; ``v = β2 v + (1 - β2) g²``;
-    ``x -= lr / (1 - β1^t) * m / (sqrt(v) / sqrt(1 - β2^t) + eps)``, with ``v`` replaced by its
-    running maximum when ``amsgrad``. ``weight_decay`` adds ``weight_decay * x`` to the gradient
-    (L2); `AdamW` decays the weights directly instead.
-
-    >>> import chainrule
-    >>> x = chainrule.tensor([1.0, -2.0], requires_grad=True)
-    >>> opt = Adam([x], lr=0.1)
-    >>> (x * x).sum().backward()
-    >>> _ = opt.step()
-    >>> x  # the first Adam step moves each coordinate by about lr
-    tensor([ 0.9000, -1.9000], requires_grad=True)
-    """
-
-    _decoupled_weight_decay = False
-
-    def __init__(
-        self,
-        params: Iterable[Tensor] | Iterable[dict],
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0.0,
-        amsgrad: bool = False,
-        maximize: bool = False,
-    ) -> None:
-        defaults = dict(
-            lr=lr,
-            betas=tuple(betas),
-            eps=eps,
-            weight_decay=weight_decay,
-            amsgrad=amsgrad,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
-
-    def _check_group(self, group: dict[str, Any]) -> None:
-        self._check_non_negative(group, "lr", "eps", "weight_decay")
-        betas = group["betas"]
-        if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
-            raise DomainError(f"{self._name}: invalid betas {betas!r}; each must be in [0, 1)")
-
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
-        beta1, beta2 = group["betas"]
-        if not state:
-            state["step"] = 0
-            state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
-        if group["amsgrad"] and "max_exp_avg_sq" not in state:
-            state["max_exp_avg_sq"] = _zeros(x)
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1
-        step = state["step"]
-        if weight_decay != 0:
-            if self._decoupled_weight_decay:
-                x *= 1 - lr * weight_decay
-            else:
-                g = g + weight_decay * x
-        exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * (g * g)
-        step_size = lr / (1 - beta1**step)
-        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-        if group["amsgrad"]:
-            max_exp_avg_sq = state["max_exp_avg_sq"].data
-            np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-            denom = np.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
-        else:
-            denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
-        x -= step_size * (exp_avg / denom)
-
-
-class AdamW(Adam):
-    """Adam with decoupled weight decay: ``x *= 1 - lr * weight_decay`` before the Adam step.
-
-    >>> import chainrule
-    >>> x = chainrule.tensor([1.0], requires_grad=True)
-    >>> opt = AdamW([x], lr=0.1, weight_decay=0.5)
-    >>> x.grad = chainrule.tensor([0.0])
-    >>> _ = opt.step()
-    >>> x  # a zero gradient: only the decay acts
-    tensor([0.9500], requires_grad=True)
-    """
-
-    _decoupled_weight_decay = True
-
-    def __init__(
-        self,
-        params: Iterable[Tensor] | Iterable[dict],
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 1e-2,
-        amsgrad: bool = False,
-        maximize: bool = False,
-    ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
-
-
-class RMSprop(Optimizer):
-    """RMSprop: divides the gradient by a running root mean square of past gradients.
-
-    PyTorch's algorithm: ``v = α v + (1 - α) g²``; ``avg = sqrt(v - ḡ²) + eps`` when
-    ``centered`` (``ḡ`` a running mean of g), else ``sqrt(v) + eps``; with momentum
-    ``b = momentum * b + g / avg`` and ``x -= lr * b``, else ``x -= lr * g / avg``.
-
-    >>> import chainrule
-    >>> x = chainrule.tensor([1.0], requires_grad=True)
-    >>> opt = RMSprop([x], lr=0.01)
-    >>> (x * x).sum().backward()
-    >>> _ = opt.step()
-    >>> x  # g / sqrt(0.01 g²) = 10: the first step is lr * 10
-    tensor([0.9000], requires_grad=True)
-    """
-
-    def __init__(
-        self,
-        params: Iterable[Tensor] | Iterable[dict],
-        lr: float = 1e-2,
-        alpha: float = 0.99,
-        eps: float = 1e-8,
-        weight_decay: float = 0.0,
-        momentum: float = 0.0,
-        centered: bool = False,
-        maximize: bool = False,
-    ) -> None:
-        defaults = dict(
-            lr=lr,
-            alpha=alpha,
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum=momentum,
-            centered=centered,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
-
-    def _check_group(self, group: dict[str, Any]) -> None:
-        self._check_non_negative(group, "lr", "alpha", "eps", "weight_decay", "momentum")
-
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-        if not state:
-            state["step"] = 0
-            state["square_avg"] = _zeros(x)
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1
-        if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * x
-        square_avg = state["square_avg"].data
-        square_avg *= alpha
-        square_avg += (1 - alpha) * (g * g)
-        if group["centered"]:
-            grad_avg = state.setdefault("grad_avg", _zeros(x)).data
-            _lerp_(grad_avg, g, 1 - alpha)
-            avg = np.sqrt(square_avg - grad_avg * grad_avg)
-        else:
-            avg = np.sqrt(square_avg)
-        avg += eps
-        if momentum > 0:
-            buffer = state.setdefault("momentum_buffer", _zeros(x)).data
-            buffer *= momentum
-            buffer += g / avg
-            x -= group["lr"] * buffer
-        else:
-            x -= group["lr"] * (g / avg)
-
-
-class Adagrad(Optimizer):
-    """Adagrad: divides the gradient by the root of the sum of all past squared gradients.
-
-    PyTorch's algorithm: ``lr_t = lr / (1 + (t - 1) * lr_decay)``; ``s += g²``;
-    ``x -= lr_t * g / (sqrt(s) + eps)``, with ``s`` starting at ``initial_accumulator_value``.
-
-    >>> import chainrule
-    >>> x = chainrule.tensor([1.0], requires_grad=True)
-    >>> opt = Adagrad([x], lr=0.5)
-    >>> (x * x).sum().backward()
-    >>> _ = opt.step()
-    >>> x
-    tensor([0.5000], requires_grad=True)
-    """
-
-    def __init__(
-        self,
-        params: Iterable[Tensor] | Iterable[dict],
-        lr: float = 1e-2,
-        lr_decay: float = 0.0,
-        weight_decay: float = 0.0,
-        initial_accumulator_value: float = 0.0,
-        eps: float = 1e-10,
-        maximize: bool = False,
-    ) -> None:
-        defaults = dict(
-            lr=lr,
-            lr_decay=lr_decay,
-            weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value,
-            eps=eps,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
-
-    def _check_group(self, group: dict[str, Any]) -> None:
-        self._check_non_negative(
-            group, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"
-        )
-
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        if not state:
-            state["step"] = 0
-            state["sum"] = Tensor._make(np.full_like(x, group["initial_accumulator_value"]))
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1
-        if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * x
-        lr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-        total = state["sum"].data
-        total += g * g
-        x -= lr * (g / (np.sqrt(total) + group["eps"]))

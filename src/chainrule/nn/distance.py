@@ -1,0 +1,108 @@
+"""Distances and similarities between vectors: `normalize`, `cosine_similarity` and
+`pairwise_distance` (re-exported by `chainrule.nn.functional`) and their modules
+CosineSimilarity and PairwiseDistance. The losses built on them are in `chainrule.nn.losses`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from .._tensor import Tensor
+from ..errors import ShapeError, fmt_shape
+from .module import Module
+
+__all__ = [
+    "CosineSimilarity", "PairwiseDistance", "cosine_similarity", "normalize", "pairwise_distance",
+]  # fmt: skip
+
+
+def _broadcast(op: str, x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
+    shape1, shape2 = np.shape(x1), np.shape(x2)
+    try:
+        shape = np.broadcast_shapes(shape1, shape2)
+    except ValueError:
+        raise ShapeError(
+            f"{op}: x1 of shape {fmt_shape(shape1)} and x2 of shape {fmt_shape(shape2)} do "
+            "not broadcast"
+        ) from None
+    return ops.broadcast_to(x1, shape), ops.broadcast_to(x2, shape)
+
+
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: None = None
+) -> Tensor:
+    """input / max(‖input‖_p, eps) along ``dim``: unit vectors, and zeros stay zeros.
+
+    >>> import chainrule as cr
+    >>> normalize(cr.tensor([[3.0, 4.0], [0.0, 0.0]]))
+    tensor([[0.6000, 0.8000],
+            [0.0000, 0.0000]])
+    """
+    if out is not None:
+        raise ShapeError("normalize: out= is not supported; use the returned tensor")
+    return input / ops.clamp(ops.norm(input, p, dim, keepdim=True), min=eps)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 along ``dim`` (after broadcasting them):
+    each is divided by its norm clamped below at ``eps``, then the products are summed.
+
+    >>> import chainrule as cr
+    >>> cosine_similarity(cr.tensor([[1.0, 0.0]]), cr.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    x1, x2 = _broadcast("cosine_similarity", x1, x2)
+    unit1 = x1 / ops.clamp(ops.norm(x1, 2, dim, keepdim=True), min=eps)
+    unit2 = x2 / ops.clamp(ops.norm(x2, 2, dim, keepdim=True), min=eps)
+    return (unit1 * unit2).sum(dim)
+
+
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """‖x1 - x2 + eps‖_p over the last dim (after broadcasting), as PyTorch: ``eps`` keeps
+    the gradient finite where x1 = x2.
+
+    >>> import chainrule as cr
+    >>> pairwise_distance(cr.tensor([[0.0, 0.0]]), cr.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor([5.])
+    """
+    x1, x2 = _broadcast("pairwise_distance", x1, x2)
+    if x1.ndim == 0:
+        raise ShapeError("pairwise_distance: inputs must have at least one dimension")
+    return ops.norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+
+
+class CosineSimilarity(Module):
+    """`cosine_similarity` along ``dim`` as a module.
+
+    >>> import chainrule as cr
+    >>> CosineSimilarity(dim=0)(cr.tensor([1.0, 0.0]), cr.tensor([0.0, 2.0]))
+    tensor(0.)
+    """
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """`pairwise_distance` as a module: the p-norm of x1 - x2 (+ eps) over the last dim.
+
+    >>> import chainrule as cr
+    >>> PairwiseDistance(eps=0.0)(cr.tensor([[1.0, 1.0]]), cr.tensor([[1.0, 3.0]]))
+    tensor([2.])
+    """
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

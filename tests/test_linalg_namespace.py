@@ -1,0 +1,234 @@
+"""chainrule.linalg and the matrix products: the namespace, results with several outputs,
+edge cases of the gradients, and the errors. Values and gradients of every function on
+generic inputs are checked against PyTorch by tests/test_ops.py (cases_decompositions.py)."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import chainrule
+import chainrule.linalg
+from chainrule import DomainError, DTypeError, ShapeError, Tensor
+
+RNG = np.random.default_rng(0)
+
+
+def leaf(array):
+    return chainrule.tensor(np.asarray(array, dtype=np.float64), requires_grad=True)
+
+
+def test_linalg_is_a_module_and_an_attribute_with_pytorch_names(torch):
+    assert chainrule.linalg is __import__("chainrule.linalg").linalg
+    for name in chainrule.linalg.__all__:
+        if not name.endswith("Result"):
+            assert hasattr(torch.linalg, name), name
+            assert getattr(chainrule.linalg, name).__doc__
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mm", "bmm", "mv", "addmm", "baddbmm", "addmv", "inner", "kron", "cross", "det",
+     "inverse", "slogdet", "logdet", "pinverse", "matrix_power"],
+)  # fmt: skip
+def test_pytorch_tensor_methods_of_linear_algebra_exist(name, torch):
+    assert hasattr(torch.Tensor, name)
+    assert getattr(chainrule.Tensor, name).__doc__
+
+
+def test_multi_output_results_are_named_tuples_like_pytorchs(torch):
+    a = RNG.standard_normal((2, 4, 3))
+    ours, theirs = chainrule.linalg.svd(chainrule.tensor(a)), torch.linalg.svd(torch.tensor(a))
+    assert [tuple(t.shape) for t in theirs] == [t.shape for t in ours]
+    assert ours._fields == ("U", "S", "Vh")
+    q, r = chainrule.linalg.qr(chainrule.tensor(a), mode="complete")
+    assert (q.shape, r.shape) == ((2, 4, 4), (2, 4, 3))
+    q, r = chainrule.linalg.qr(chainrule.tensor(a), mode="r")
+    assert q.shape == (0,) and r.shape == (2, 3, 3)
+    w, v = chainrule.linalg.eigh(chainrule.tensor(a @ a.swapaxes(-1, -2)))
+    assert chainrule.linalg.eigh.__name__ == "eigh" and (w.shape, v.shape) == ((2, 4), (2, 4, 4))
+    sign, logabsdet = chainrule.linalg.slogdet(chainrule.tensor(a[..., :3, :]))
+    expected = torch.linalg.slogdet(torch.tensor(a[..., :3, :]))
+    np.testing.assert_allclose(sign.numpy(), expected.sign.numpy())
+    np.testing.assert_allclose(logabsdet.numpy(), expected.logabsdet.numpy())
+
+
+def test_det_gradient_is_the_cofactor_matrix_even_where_det_is_zero():
+    x = leaf([[1.0, 2.0], [2.0, 4.0]])  # singular
+    chainrule.det(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[4.0, -2.0], [-2.0, 1.0]])
+    assert chainrule.gradcheck(chainrule.det, [leaf([[1.0, 2.0], [2.0, 4.0]])])
+
+
+def test_slogdet_sign_gets_no_gradient_and_logdet_is_nan_for_a_negative_det(torch):
+    x = leaf([[0.0, 2.0], [3.0, 0.0]])
+    sign, logabsdet = chainrule.slogdet(x)
+    (sign + logabsdet).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.linalg.inv(x.detach().numpy()).T)
+    assert math.isnan(chainrule.logdet(x).item())
+    assert math.isnan(torch.logdet(torch.tensor(x.detach().numpy())).item())
+
+
+def test_svdvals_gradient_is_finite_at_repeated_singular_values(torch):
+    x = leaf(np.eye(3))
+    chainrule.linalg.svdvals(x).sum().backward()
+    expected = torch.tensor(np.eye(3), requires_grad=True)
+    torch.linalg.svdvals(expected).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected.grad.numpy(), atol=1e-12)
+
+
+def test_eigh_gradient_is_symmetric_as_pytorchs_for_a_batch(torch):
+    a = RNG.standard_normal((3, 4, 4))
+    a = a + a.swapaxes(-1, -2)
+    weights = RNG.standard_normal((3, 4, 4))
+    ours, theirs = leaf(a), torch.tensor(a, requires_grad=True)
+    for lib, x in ((chainrule, ours), (torch, theirs)):
+        w, v = lib.linalg.eigh(x)
+        ((v * v * lib.tensor(weights)).sum() + (w**3).sum()).backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), atol=1e-10)
+    np.testing.assert_allclose(ours.grad.numpy(), ours.grad.numpy().swapaxes(-1, -2))
+
+
+def test_svd_with_full_matrices_ignores_the_extra_columns_as_pytorch(torch):
+    a = RNG.standard_normal((5, 3))
+    ours, theirs = leaf(a), torch.tensor(a, requires_grad=True)
+    for lib, x in ((chainrule, ours), (torch, theirs)):
+        u, s, vh = lib.linalg.svd(x)
+        ((u * u).sum() + (u[:, :3] @ vh).sum() + s.sum()).backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), atol=1e-10)
+
+
+def test_qr_complete_for_a_tall_matrix_differentiates_its_reduced_part():
+    a = RNG.standard_normal((4, 2))
+    x, y = leaf(a), leaf(a)
+    q, r = chainrule.linalg.qr(x, mode="complete")
+    (q[:, :2].sum() + r.sum()).backward()
+    q, r = chainrule.linalg.qr(y)
+    (q.sum() + r.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy())
+
+
+def test_pinv_and_matrix_rank_of_a_rank_deficient_matrix_match_pytorch(torch):
+    a = np.outer([1.0, 2.0, 3.0], [1.0, -1.0])
+    np.testing.assert_allclose(
+        chainrule.linalg.pinv(chainrule.tensor(a)).numpy(),
+        torch.linalg.pinv(torch.tensor(a)).numpy(),
+        atol=1e-12,
+    )
+    assert chainrule.linalg.matrix_rank(chainrule.tensor(a)).item() == 1
+    rank = chainrule.linalg.matrix_rank(chainrule.tensor(np.diag([1.0, 0.5, 1e-3])), atol=0.01)
+    assert rank.item() == 2 and rank.dtype == np.int64
+
+
+def test_vector_norm_of_order_zero_counts_nonzeros(torch):
+    x = np.array([1.0, 0.0, -2.0])
+    assert chainrule.linalg.vector_norm(chainrule.tensor(x), 0).item() == 2.0
+    assert torch.linalg.vector_norm(torch.tensor(x), 0).item() == 2.0
+
+
+def test_matrix_power_zero_is_the_identity_for_every_matrix_of_a_batch():
+    out = chainrule.linalg.matrix_power(chainrule.ones(2, 3, 3), 0)
+    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)))
+
+
+def test_cross_without_dim_takes_the_first_dim_of_size_three_as_torch_cross(torch):
+    a, b = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = torch.cross(torch.tensor(a), torch.tensor(b))
+    np.testing.assert_allclose(chainrule.cross(Tensor(a), Tensor(b)).numpy(), expected.numpy())
+    np.testing.assert_allclose(
+        chainrule.linalg.cross(Tensor(a), Tensor(b)).numpy(),
+        torch.linalg.cross(torch.tensor(a), torch.tensor(b)).numpy(),
+    )
+
+
+def test_addmm_with_beta_zero_ignores_nan_in_input(torch):
+    x = chainrule.tensor([[math.nan, 1.0]])
+    out = chainrule.addmm(x, chainrule.eye(2), chainrule.eye(2), beta=0)
+    np.testing.assert_array_equal(out.numpy(), np.eye(2))
+
+
+def test_solve_left_false_and_batched_vectors_match_pytorch(torch):
+    a = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = RNG.standard_normal((2, 3))
+    ours = chainrule.linalg.solve(Tensor(a), Tensor(b))
+    np.testing.assert_allclose(
+        ours.numpy(), torch.linalg.solve(torch.tensor(a), torch.tensor(b)).numpy()
+    )
+    c = RNG.standard_normal((4, 3))
+    np.testing.assert_allclose(
+        chainrule.linalg.solve(Tensor(a), Tensor(c), left=False).numpy(),
+        torch.linalg.solve(torch.tensor(a), torch.tensor(c), left=False).numpy(),
+    )
+
+
+def test_a_decomposition_runs_under_vmap_once_and_under_grad_twice():
+    x = leaf(RNG.standard_normal((3, 3)) + 3 * np.eye(3))
+    (g,) = chainrule.autograd.grad(chainrule.linalg.inv(x).sum(), [x], create_graph=True)
+    (gg,) = chainrule.autograd.grad(g.sum(), [x])
+    assert gg.shape == (3, 3) and np.all(np.isfinite(gg.numpy()))
+    batched = chainrule.func.vmap(chainrule.linalg.svdvals)(chainrule.ones(4, 2, 3))
+    assert batched.shape == (4, 2)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: chainrule.mm(chainrule.ones(3), chainrule.ones(3, 2)), ShapeError,
+         r"mm: expects 2-D and 2-D tensors, got shapes input \(3,\), mat2 \(3, 2\)"),
+        (lambda: chainrule.mm(chainrule.ones(2, 3), chainrule.ones(4, 2)), ShapeError,
+         r"mm: shapes \(2, 3\) and \(4, 2\) do not align: 3 != 4"),
+        (lambda: chainrule.bmm(chainrule.ones(2, 2, 3), chainrule.ones(3, 3, 2)), ShapeError,
+         r"bmm: batch sizes differ in shapes \(2, 2, 3\) and \(3, 3, 2\)"),
+        (lambda: chainrule.mv(chainrule.ones(2, 3), chainrule.ones(2)), ShapeError,
+         r"mv: shapes \(2, 3\) and \(2,\) do not align"),
+        (lambda: chainrule.addmm(chainrule.ones(3), chainrule.ones(2, 2), chainrule.ones(2, 2)),
+         ShapeError, r"addmm: input of shape \(3,\) does not broadcast to the product's shape"),
+        (lambda: chainrule.tensordot(chainrule.ones(2, 3), chainrule.ones(3, 2)), ShapeError,
+         r"tensordot: shapes \(2, 3\) and \(3, 2\): dim 0 of a has size 2 but dim 0 of b"),
+        (lambda: chainrule.tensordot(chainrule.ones(2), chainrule.ones(2), 2), ShapeError,
+         r"tensordot: dims=2 must be between 0 and 1"),
+        (lambda: chainrule.cross(chainrule.ones(2, 4), chainrule.ones(2, 4)), ShapeError,
+         r"cross: no dim of size 3"),
+        (lambda: chainrule.cross(chainrule.ones(3, 2), chainrule.ones(3, 2), dim=1), ShapeError,
+         r"cross: shapes \(3, 2\) and \(3, 2\) must both have size 3 at dim 1"),
+        (lambda: chainrule.linalg.inv(chainrule.ones(2, 3)), ShapeError,
+         r"inv: expects square matrices \(\.\.\., n, n\), got shape \(2, 3\)"),
+        (lambda: chainrule.linalg.det(chainrule.ones(3)), ShapeError,
+         r"det: expects a matrix or a batch of matrices \(\.\.\., m, n\), got shape \(3,\)"),
+        (lambda: chainrule.linalg.inv(chainrule.ones(2, 2)), DomainError,
+         r"inv: failed for an input of shape \(2, 2\): Singular matrix"),
+        (lambda: chainrule.linalg.cholesky(-chainrule.eye(2)), DomainError,
+         r"cholesky: failed .* Matrix is not positive definite"),
+        (lambda: chainrule.linalg.svd(chainrule.tensor([[1, 2]])), DTypeError,
+         r"svd: expects a floating-point tensor, got int64"),
+        (lambda: chainrule.linalg.solve(chainrule.eye(3), chainrule.ones(2)), ShapeError,
+         r"solve: A has shape \(3, 3\) but B has shape \(2,\): its last dim must be 3"),
+        (lambda: chainrule.linalg.solve(chainrule.eye(3), chainrule.ones(3), left=False),
+         ShapeError, r"solve: left=False needs B as matrices"),
+        (lambda: chainrule.linalg.qr(chainrule.eye(2), mode="full"), DomainError,
+         r"qr: mode must be 'reduced', 'complete' or 'r', got 'full'"),
+        (lambda: chainrule.linalg.eigh(chainrule.eye(2), UPLO="X"), DomainError,
+         r"eigh: UPLO must be 'L' or 'U', got 'X'"),
+        (lambda: chainrule.linalg.matrix_norm(chainrule.eye(2), 3), DomainError,
+         r"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got 3"),
+        (lambda: chainrule.linalg.matrix_norm(chainrule.ones(3)), ShapeError,
+         r"matrix_norm: expects a matrix or a batch of matrices, got shape \(3,\)"),
+        (lambda: chainrule.linalg.norm(chainrule.ones(2, 2, 2), 2), ShapeError,
+         r"norm: with ord=2 and no dim, A must be 1-D or 2-D, got shape \(2, 2, 2\)"),
+        (lambda: chainrule.linalg.vector_norm(chainrule.ones(2), "fro"), DTypeError,
+         r"vector_norm: ord must be a number, got 'fro'"),
+        (lambda: chainrule.linalg.matrix_power(chainrule.eye(2), 1.5), DTypeError,
+         r"matrix_power: n must be an int, got 1.5"),
+        (lambda: chainrule.linalg.multi_dot([chainrule.ones(2, 3), chainrule.ones(2, 2)]),
+         ShapeError, r"multi_dot: tensor 0 of shape \(2, 3\) and tensor 1 of shape \(2, 2\) "
+         r"do not align: 3 != 2"),
+        (lambda: chainrule.linalg.multi_dot([chainrule.ones(2, 3)]), ShapeError,
+         r"multi_dot: expects at least 2 tensors, got 1"),
+    ],
+)  # fmt: skip
+def test_linalg_errors_name_the_op_and_the_shapes(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
