@@ -21,7 +21,7 @@ ORDER = [
     "methods.factories", "methods", "_tensor", "autograd", "function", "creation", "random", "xp",
     "ops.elementwise", "ops.numeric", "ops.reduce", "ops.scan", "ops.sorting", "ops.indexing",
     "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
-    "ops.decompositions", "ops.conv", "ops.pool", "ops", "inplace",
+    "ops.products", "ops.decompositions", "ops.conv", "ops.pool", "ops", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
     "data.datasets", "data.sampler", "data.dataset", "data.loader", "data", "nn.utils",

@@ -1,8 +1,9 @@
 """``chainrule.linalg``: PyTorch's torch.linalg on chainrule tensors. Norms, decompositions
 (inv, solve, cholesky, qr, svd, eigh, pinv...) and products of several matrices.
 
-The rows and their gradients are in `chainrule.ops.decompositions` (and matmul, cross in
-`chainrule.ops.linalg`); this module checks arguments, unpacks results and composes.
+The rows and their gradients are in `chainrule.ops.decompositions` (matmul in
+`chainrule.ops.linalg`, cross in `chainrule.ops.products`); this module checks arguments,
+unpacks results and composes.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError, OutOfRangeError, ShapeError, fmt_shape
-from .sampler import numpy_generator
+from .sampler import draw_generator
 
 
 class Dataset:
@@ -183,6 +183,6 @@ def random_split(
         raise DomainError(
             f"random_split: lengths {lengths} sum to {sum(counts)}, but the dataset has {n} samples"
         )
-    order = numpy_generator(generator, seed, "random_split").permutation(n)
+    order = draw_generator(generator, seed, "random_split").permutation(n)
     ends = np.cumsum(counts)
     return [Subset(dataset, order[end - k : end]) for k, end in zip(counts, ends)]

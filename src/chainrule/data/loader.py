@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from .dataset import Dataset, IterableDataset, Subset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler, numpy_generator
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, draw_generator
 
 
 def default_convert(sample: Any) -> Any:
@@ -195,7 +195,7 @@ class DataLoader:
         self.num_workers = int(num_workers)
         self.worker_init_fn = worker_init_fn
         self.pin_memory = pin_memory
-        self.generator = numpy_generator(generator, seed, "DataLoader") if seed else generator
+        self.generator = draw_generator(generator, seed, "DataLoader") if seed else generator
         if streamed:
             self.sampler = None
         elif sampler is not None:
@@ -220,7 +220,7 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         global _worker
         if self.num_workers and self.worker_init_fn is not None:
-            seed = int(numpy_generator(self.generator, op="DataLoader").integers(2**62))
+            seed = int(draw_generator(self.generator, op="DataLoader").integers(2**62))
             previous, _worker = _worker, WorkerInfo(0, 1, seed, self.dataset)
             try:
                 self.worker_init_fn(0)

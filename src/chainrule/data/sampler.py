@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 import numpy as np
 
 from ..errors import DomainError, DTypeError
-from ..random import default_generator
+from ..random import numpy_generator
 
 
 def _count(value, name: str, op: str, minimum: int = 1) -> int:
@@ -19,22 +19,12 @@ def _count(value, name: str, op: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def numpy_generator(generator=None, seed: int | None = None, op: str = "sampler"):
+def draw_generator(generator=None, seed: int | None = None, op: str = "sampler"):
     """The NumPy generator a draw uses: a new one seeded by ``seed`` (chainrule's keyword),
-    else ``generator`` (a `chainrule.Generator` or a NumPy Generator), else chainrule's."""
+    else ``generator``'s (a `chainrule.Generator` or a NumPy Generator), else chainrule's."""
     if seed is not None:
         return np.random.default_rng(_count(seed, "seed", op, minimum=0))
-    if generator is None:
-        return default_generator()
-    if isinstance(generator, np.random.Generator):
-        return generator
-    inner = getattr(generator, "numpy", None)
-    if callable(inner):
-        return inner()
-    raise DTypeError(
-        f"{op}: generator must be a chainrule.Generator or a NumPy Generator, got "
-        f"{type(generator).__name__}"
-    )
+    return numpy_generator(generator, op)
 
 
 class Sampler:
@@ -103,7 +93,7 @@ class RandomSampler(Sampler):
         n, wanted = len(self.data_source), self.num_samples
         if not n:
             return
-        rng = numpy_generator(self.generator, op="RandomSampler")
+        rng = draw_generator(self.generator, op="RandomSampler")
         if self.replacement:
             yield from rng.integers(0, n, size=wanted).tolist()
             return
@@ -127,7 +117,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        order = numpy_generator(self.generator, op="SubsetRandomSampler").permutation(
+        order = draw_generator(self.generator, op="SubsetRandomSampler").permutation(
             len(self.indices)
         )
         for i in order.tolist():
@@ -169,7 +159,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = numpy_generator(self.generator, op="WeightedRandomSampler")
+        rng = draw_generator(self.generator, op="WeightedRandomSampler")
         p = self.weights / self.weights.sum()
         drawn = rng.choice(len(p), size=self.num_samples, replace=self.replacement, p=p)
         return iter(drawn.tolist())

@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, fmt_shape
-from ..random import default_generator
+from ..random import numpy_generator
 
 _LINEAR_FNS = (
     "linear", "conv1d", "conv2d", "conv3d",
@@ -33,13 +33,6 @@ def _fill(tensor: Tensor, values) -> Tensor:
     with no_grad():
         tensor.copy_(np.asarray(values))
     return tensor
-
-
-def _rng(generator) -> np.random.Generator:
-    """The NumPy generator to draw from: chainrule's, a NumPy one, or a `chainrule.Generator`'s."""
-    if generator is None:
-        return default_generator()
-    return generator if isinstance(generator, np.random.Generator) else generator.numpy()
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -107,7 +100,7 @@ def uniform_(
     _check(tensor, "uniform_")
     if a > b:
         raise DomainError(f"uniform_: the lower bound {a} is above the upper bound {b}")
-    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
+    return _fill(tensor, numpy_generator(generator, "nn.init").uniform(a, b, tensor.shape))
 
 
 def normal_(
@@ -120,7 +113,7 @@ def normal_(
     _check(tensor, "normal_")
     if std < 0:
         raise DomainError(f"normal_: std must be non-negative, got {std}")
-    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+    return _fill(tensor, numpy_generator(generator, "nn.init").normal(mean, std, tensor.shape))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -235,7 +228,7 @@ def trunc_normal_(
         raise DomainError(f"trunc_normal_: the lower bound a={a} must be below b={b}")
     if std < 0:
         raise DomainError(f"trunc_normal_: std must be non-negative, got {std}")
-    rng = _rng(generator)
+    rng = numpy_generator(generator, "nn.init")
     values = rng.normal(mean, std, tensor.shape)
     outside = (values < a) | (values > b)
     while outside.any():  # rejection: each redraw lands inside with the same probability
@@ -280,7 +273,7 @@ def orthogonal_(
         return tensor
     rows = tensor.shape[0]
     columns = tensor.numel() // rows
-    flat = _rng(generator).normal(0.0, 1.0, (rows, columns))
+    flat = numpy_generator(generator, "nn.init").normal(0.0, 1.0, (rows, columns))
     if rows < columns:
         flat = flat.T
     q, r = np.linalg.qr(flat)

@@ -24,6 +24,23 @@ __all__ = [
 ]  # fmt: skip
 
 
+def _add_affine(layer: Module, shape: tuple, weight: bool, bias: bool, dtype=None) -> None:
+    """A normalisation layer's scale ``weight`` (ones) and shift ``bias`` (zeros) of ``shape``;
+    one the layer goes without is registered as None, as PyTorch registers it."""
+    scale = Parameter(ones(*shape, dtype=dtype)) if weight else None
+    shift = Parameter(zeros(*shape, dtype=dtype)) if weight and bias else None
+    layer.register_parameter("weight", scale)
+    layer.register_parameter("bias", shift)
+
+
+def _reset_affine(layer: Module) -> None:
+    """Weight back to 1 and bias back to 0, where the layer has them."""
+    if layer.weight is not None:
+        init.ones_(layer.weight)
+    if layer.bias is not None:
+        init.zeros_(layer.bias)
+
+
 class _BatchNorm(Module):
     """What BatchNorm1d and BatchNorm2d share; they differ in the input dims they accept."""
 
@@ -45,15 +62,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(ones(num_features))
-            if bias:
-                self.bias = Parameter(zeros(num_features))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _add_affine(self, (num_features,), affine, bias)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features))
             self.register_buffer("running_var", ones(num_features))
@@ -74,10 +83,7 @@ class _BatchNorm(Module):
     def reset_parameters(self) -> None:
         """Reset the running statistics, and the weight to 1 and bias to 0."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__
@@ -169,22 +175,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(int(n) for n in normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ones(*self.normalized_shape))
-            if bias:
-                self.bias = Parameter(zeros(*self.normalized_shape))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _add_affine(self, self.normalized_shape, elementwise_affine, bias)
 
     def reset_parameters(self) -> None:
         """Weight back to 1, bias to 0."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -280,22 +275,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(ones(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(zeros(num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _add_affine(self, (num_channels,), affine, bias, dtype)
 
     def reset_parameters(self) -> None:
         """Weight back to 1, bias to 0."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -234,13 +234,7 @@ class Embedding(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise DomainError(
-                    f"Embedding: padding_idx {padding_idx} is out of range for "
-                    f"{num_embeddings} embeddings"
-                )
-            padding_idx %= num_embeddings
+        padding_idx = _padding_row(padding_idx, num_embeddings, "Embedding")
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx
@@ -340,8 +334,7 @@ class EmbeddingBag(Module):
         super().__init__()
         if mode not in ("sum", "mean", "max"):
             raise DomainError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
-        if padding_idx is not None:
-            padding_idx = _padding_row(padding_idx, num_embeddings, "EmbeddingBag")
+        padding_idx = _padding_row(padding_idx, num_embeddings, "EmbeddingBag")
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.max_norm = max_norm

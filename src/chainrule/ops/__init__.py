@@ -11,6 +11,7 @@ from . import (
     numeric,
     padding,
     pool,
+    products,
     reduce,
     scan,
     scattering,
@@ -27,6 +28,7 @@ from .linalg import *  # noqa: F403
 from .numeric import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pool import *  # noqa: F403
+from .products import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .scattering import *  # noqa: F403
@@ -38,7 +40,7 @@ __all__ = [
     *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
     *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__, *scan.__all__,
     *sorting.__all__, *scattering.__all__, *decompositions.__all__,
-    *strided.__all__, *joining.__all__,
+    *strided.__all__, *joining.__all__, *products.__all__,
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.

@@ -282,6 +282,18 @@ def getitem(x, index):
     return _select(x, _normalize_index(np.shape(x), index))
 
 
+def fitted_shape(given: tuple, target: tuple) -> tuple | None:
+    """``given`` without the leading 1s that NumPy and PyTorch drop from a value written into
+    ``target``, or None when it then does not broadcast to ``target``."""
+    while len(given) > len(target) and given[0] == 1:
+        given = given[1:]
+    try:
+        fits = np.broadcast_shapes(given, target) == target
+    except ValueError:
+        fits = False
+    return given if fits else None
+
+
 def index_put(x, index, value):
     """A copy of ``x`` with ``x[index] = value`` (value broadcast); ``Tensor.__setitem__``
     writes it back in place. With repeated indices the last write wins.
@@ -295,14 +307,7 @@ def index_put(x, index, value):
         # A constant becomes a Tensor so forward mode gives it a zero tangent.
         value = Tensor._make(np.asarray(value, dtype=getattr(x, "dtype", None)))
     target = _select(np.broadcast_to(np.zeros((), np.int8), np.shape(x)), index).shape
-    given = value.shape
-    while len(given) > len(target) and given[0] == 1:
-        given = given[1:]  # NumPy and PyTorch drop leading 1s of the value
-    try:
-        fits = np.broadcast_shapes(given, target) == target
-    except ValueError:
-        fits = False
-    if not fits:
+    if fitted_shape(value.shape, target) is None:
         raise ShapeError(
             f"index_put: cannot assign a value of shape {fmt_shape(value.shape)} to "
             f"x[index] of shape {fmt_shape(target)}"

@@ -20,7 +20,14 @@ from ..op import LINEAR, Op
 from . import indexing
 from .dims import check_dim
 from .elementwise import where_row
-from .indexing import along, check_along, index_array, index_backward_row, index_row
+from .indexing import (
+    along,
+    check_along,
+    fitted_shape,
+    index_array,
+    index_backward_row,
+    index_row,
+)
 
 __all__ = [
     "index_add", "index_copy", "index_fill", "index_put", "masked_fill", "masked_scatter",
@@ -390,14 +397,8 @@ def index_put(input, indices, values, accumulate: bool = False):
     index = tuple(p for i in index for p in (np.nonzero(i) if i.dtype == bool else (i,)))
     target = np.broadcast_to(np.zeros((), np.int8), np.shape(input))[index].shape
     values = values if isinstance(values, Tensor) else Tensor._make(np.asarray(values))
-    given = values.shape
-    while len(given) > len(target) and given[0] == 1:
-        given = given[1:]  # leading 1s of values are dropped, as for x[i] = v
-    try:
-        fits = np.broadcast_shapes(given, target) == target
-    except ValueError:
-        fits = False
-    if not fits:
+    given = fitted_shape(values.shape, target)
+    if given is None:
         raise ShapeError(
             f"index_put: cannot accumulate values of shape {fmt_shape(values.shape)} into "
             f"input[indices] of shape {fmt_shape(target)}"

@@ -96,8 +96,6 @@ class Adam(Optimizer):
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         lr, eps = group["lr"], group["eps"]
         beta1, beta2 = group["betas"]
-        if group["maximize"]:
-            g = -g
         g = _decay(x, g, group, group["decoupled_weight_decay"])
         step, exp_avg, exp_avg_sq = _moments(x, g, state, group)
         if group["amsgrad"] and "max_exp_avg_sq" not in state:
@@ -203,8 +201,6 @@ class NAdam(Optimizer):
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         lr, eps, psi = group["lr"], group["eps"], group["momentum_decay"]
         beta1, beta2 = group["betas"]
-        if group["maximize"]:
-            g = -g
         if not state:
             state["step"], state["mu_product"] = 0, 1.0
             state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
@@ -273,8 +269,6 @@ class RAdam(Optimizer):
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         lr, eps = group["lr"], group["eps"]
         beta1, beta2 = group["betas"]
-        if group["maximize"]:
-            g = -g
         g = _decay(x, g, group, group["decoupled_weight_decay"])
         step, exp_avg, exp_avg_sq = _moments(x, g, state, group)
         bias_correction1 = 1 - beta1**step
@@ -342,8 +336,6 @@ class Adamax(Optimizer):
         if not state:
             state["step"] = 0
             state["exp_avg"], state["exp_inf"] = _zeros(x), _zeros(x)
-        if group["maximize"]:
-            g = -g
         state["step"] += 1
         g = _decay(x, g, group, decoupled=False)
         exp_avg, exp_inf = state["exp_avg"].data, state["exp_inf"].data

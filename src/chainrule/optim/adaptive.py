@@ -68,8 +68,6 @@ class RMSprop(Optimizer):
         if not state:
             state["step"] = 0
             state["square_avg"] = _zeros(x)
-        if group["maximize"]:
-            g = -g
         state["step"] += 1
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
@@ -142,8 +140,6 @@ class Adagrad(Optimizer):
         if not state:
             state["step"] = 0
             state["sum"] = Tensor._make(np.full_like(x, group["initial_accumulator_value"]))
-        if group["maximize"]:
-            g = -g
         state["step"] += 1
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
@@ -201,8 +197,6 @@ class Adadelta(Optimizer):
             state["step"] = 0
             state["square_avg"], state["acc_delta"] = _zeros(x), _zeros(x)
         state["step"] += 1
-        if group["maximize"]:
-            g = -g
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
         square_avg, acc_delta = state["square_avg"].data, state["acc_delta"].data

@@ -142,13 +142,17 @@ class Optimizer:
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                self._update(param.data, param.grad.data, state[param], group)
+                g = param.grad.data
+                if group.get("maximize"):  # ascend: every update rule then sees -g
+                    g = -g
+                self._update(param.data, g, state[param], group)
                 # Changing the array in place is an in-place op: graphs that saved it must know.
                 param._version_counter.bump(step)
         return loss
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        """Update the parameter array ``x`` in place from its gradient ``g``."""
+        """Update the parameter array ``x`` in place from its gradient ``g`` (already negated
+        when the group has ``maximize``)."""
         raise NotImplementedError(f"{self._name}: define _update (or override step)")
 
     def state_dict(self) -> dict[str, Any]:
@@ -309,8 +313,6 @@ class SGD(Optimizer):
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         momentum, weight_decay = group["momentum"], group["weight_decay"]
-        if group["maximize"]:
-            g = -g
         if weight_decay != 0:
             g = g + weight_decay * x
         if momentum != 0:

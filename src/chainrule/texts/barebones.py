@@ -44,8 +44,7 @@ class Tensor(_tensor.Tensor):
                 "Tensor: _creator is set when Function.apply records an op in the graph; "
                 "call YourFunction.apply(*tensors) instead of building its result yourself"
             )
-        if not isinstance(data, np.ndarray):
-            data = np.array(data, dtype=np.float32)
+        data = data if isinstance(data, np.ndarray) else np.asarray(data, np.float32)
         super().__init__(data, requires_grad)
         self.data = data  # the text's Tensor holds the array it was given, not a copy
 
@@ -157,7 +156,7 @@ class Function(function.Function):
 
     def __init__(self, *tensors: _tensor.Tensor) -> None:
         super().__init__()
-        self.parents = tensors
+        self.parents = tuple(tensors)  # the inputs, as the text's Function keeps them
 
     def save_for_backward(self, *arrays: np.ndarray) -> None:
         """Keep arrays for ``backward``, after any saved before (``self.saved_tensors``)."""
@@ -174,36 +173,36 @@ class Function(function.Function):
 
 
 class Add(Function):
-    """x + y, elementwise; each input's gradient is ``grad`` itself (the engine sums it back
+    """a + b, elementwise; each input's gradient is ``grad`` itself (the engine sums it back
     to the input's shape where the input was broadcast)."""
 
-    def forward(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return x + y
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b
 
     def backward(self, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return grad, grad
+        return (grad,) * 2  # d(a + b)/da = d(a + b)/db = 1
 
 
 class Mul(Function):
-    """x * y, elementwise; saves both inputs, since each one's derivative is the other."""
+    """a * b, elementwise; saves both inputs, since each one's derivative is the other."""
 
-    def forward(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        self.save_for_backward(x, y)
-        return x * y
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        self.save_for_backward(a, b)
+        return a * b
 
     def backward(self, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x, y = self.saved_tensors
-        return grad * y, grad * x
+        a, b = self.saved_tensors
+        return grad * b, grad * a  # d(ab)/da = b, d(ab)/db = a
 
 
 class Pow(Function):
-    """x ** power for a number ``power`` (``Pow.apply(t, power=2.0)``), elementwise."""
+    """base ** power for a number ``power`` (``Pow.apply(t, power=2.0)``), elementwise."""
 
-    def forward(self, x: np.ndarray, *, power: float) -> np.ndarray:
-        self.save_for_backward(x)
-        self.power = power
-        return x**power
+    def forward(self, base: np.ndarray, *, power: float) -> np.ndarray:
+        self.power = power  # a number, not an input: it gets no gradient
+        self.save_for_backward(base)
+        return base**power
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
-        (x,) = self.saved_tensors
-        return grad * self.power * x ** (self.power - 1)
+        (base,) = self.saved_tensors
+        return grad * self.power * base ** (self.power - 1)
