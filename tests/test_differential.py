@@ -66,20 +66,15 @@ RTOL_FLOAT32 = 1e-4
 #: stops being true fails), and chainrule must match PyTorch running the step's documented
 #: equivalent (an explicit cast, reshape for view, a refusal). docs/guides/differences.md.
 KNOWN_DIFFERENCES = {
-    "int_with_float_is_float64": (
-        "An integer (or bool) tensor combined with a float32 tensor or a Python float, a true "
-        "division of integers, and a floating-point function of an integer tensor (exp, "
-        "sigmoid, logsumexp...) give float64: chainrule's dtypes are NumPy's, and NumPy "
-        "promotes integers to float64 where PyTorch gives its default dtype, float32."
-    ),
     "zero_dim_tensor_promotes": (
         "A 0-d float64 tensor combined with a float32 tensor of one or more dimensions gives "
         "float64: NumPy 2 (NEP 50) treats a 0-d array like any other array, while PyTorch "
         "lets a dimensioned operand's dtype win within a category (float32 there)."
     ),
     "float_reductions_of_ints": (
-        "mean, var, std, norm(2), softmax and log_softmax of an integer tensor compute in "
-        "float64 as NumPy does; PyTorch refuses them (RuntimeError or NotImplementedError)."
+        "mean, var, std, norm(2), softmax and log_softmax of an integer tensor give the default "
+        "float dtype (float32), as a float function of an integer tensor does; PyTorch refuses "
+        "them (RuntimeError or NotImplementedError)."
     ),
     "logsumexp_without_dim": (
         "x.logsumexp() with no dim reduces every dimension, like sum(); PyTorch's logsumexp "
@@ -180,7 +175,6 @@ BUGS_FOUND: dict[str, str] = {}
 #: `test_known_differences_show` checks the difference on an example; "avoided": the
 #: generator keeps clear of it (it depends on memory layouts) and counts each time it does.
 _KNOWN_SHOWS = {
-    "int_with_float_is_float64": ("dtype", ""),
     "zero_dim_tensor_promotes": ("dtype", ""),
     "float_reductions_of_ints": ("raises", ""),
     "logsumexp_without_dim": ("raises", ""),
@@ -362,11 +356,14 @@ def _text(operand) -> str:
 _TORCH_PROMOTE: dict = {}
 
 
-def _numpy_result(a, b) -> str:
-    types = [
-        (o.value if isinstance(o, Scalar) else np.dtype(o.dtype)) for o in (a, b)
-    ]  # Python numbers stay weak (NEP 50), as chainrule passes them to NumPy
-    return np.result_type(*types).name
+def _our_result(a, b) -> str:
+    """chainrule's result dtype: NumPy's (Python numbers stay weak, NEP 50), except that a
+    float64 no float64 operand asked for is the default float dtype, float32, as in PyTorch."""
+    types = [(o.value if isinstance(o, Scalar) else np.dtype(o.dtype)) for o in (a, b)]
+    result = np.result_type(*types).name
+    if result == "float64" and not any(isinstance(o, Var) and o.dtype == "float64" for o in (a, b)):
+        return "float32"
+    return result
 
 
 def _torch_result(torch, a, b) -> str:
@@ -386,13 +383,6 @@ def _torch_result(torch, a, b) -> str:
             args[0] = torch.tensor(args[0])
         _TORCH_PROMOTE[key] = str(torch.result_type(*args)).removeprefix("torch.")
     return _TORCH_PROMOTE[key]
-
-
-def _promotion_key(a, b) -> str:
-    kinds = {o.dtype for o in (a, b)}
-    if kinds & {"int64", "bool", "pyint"} or {"pyfloat"} & kinds:
-        return "int_with_float_is_float64"
-    return "zero_dim_tensor_promotes"
 
 
 # Intervals: what a step does to bounds on the elements.
@@ -620,11 +610,11 @@ class Builder:
     def promote(self, a, b) -> tuple[str, str | None, str | None]:
         """The result dtype (NumPy's), and where PyTorch differs, the known difference and the
         dtype to cast the tensor operands to."""
-        ours = _numpy_result(a, b)
+        ours = _our_result(a, b)
         theirs = _torch_result(self.torch, a, b)
         if ours == theirs:
             return ours, None, None
-        return ours, _promotion_key(a, b), ours
+        return ours, "zero_dim_tensor_promotes", ours
 
     def cast_text(self, operand, dtype) -> str:
         """``operand`` cast to ``dtype`` in PyTorch's equivalent of a step."""
@@ -681,12 +671,8 @@ class Builder:
         def fits(v: Var) -> bool:
             if v.dtype == "bool":
                 return False
-            if (
-                v.dtype == "int64"
-                and not int_ok
-                and ("int_with_float_is_float64" not in self.allowed or template.startswith("F."))
-            ):  # PyTorch's F.softplus and the like refuse integers (NotImplementedError)
-                return False
+            if v.dtype == "int64" and not int_ok and template.startswith("F."):
+                return False  # PyTorch's F.softplus and the like refuse integers
             if name == "clamp_int" and v.dtype != "int64":
                 return False
             if name == "sign" and v.is_float and not v.name.startswith("x") and v.lo <= 0 <= v.hi:
@@ -708,8 +694,7 @@ class Builder:
         code = f"{out} = " + template.format(x=x.name)
         dtype, known, torch_code = x.dtype, None, None
         if x.dtype == "int64" and not int_ok:
-            dtype, known = "float64", "int_with_float_is_float64"
-            torch_code = f"{out} = " + template.format(x=self.cast_text(x, "float64"))
+            dtype = "float32"  # a float function of integers: the default float dtype, as PyTorch
         self.emit(code, out, torch_code, known)
         var = self.define(out, x.shape, dtype, (lo, hi), x.grad and x.is_float, like=[x])
         if name in ("relu", "sign", "clamp", "clamp_min", "clamp_max", "clamp_int", "abs",
@@ -743,22 +728,16 @@ class Builder:
         if name in ("maximum", "minimum") and isinstance(b, Scalar):
             return False  # PyTorch's maximum takes tensors only
         integers = not (a.is_float or isinstance(b, Var) and b.is_float)
-        if (
-            integers
-            and name in ("div", "rdiv", "pow")
-            and ("int_with_float_is_float64" not in self.allowed)
-        ):
-            return False
+        if integers and name == "pow":
+            return False  # a negative integer power of an integer is an error in both
         if max(abs(interval[0]), abs(interval[1])) > LIMIT:
             return False
         promoted = self.dtype_ok(a, b)
         if promoted is None:
             return False
         dtype, known, cast = promoted
-        if name in ("div", "rdiv", "pow") and _kind(dtype) < 2:
-            dtype, known, cast = "float64", "int_with_float_is_float64", "float64"
-            if known not in self.allowed:
-                return False
+        if name in ("div", "rdiv") and _kind(dtype) < 2:
+            dtype = "float32"  # true division of integers: the default float dtype, as PyTorch
         shape = a.shape if isinstance(b, Scalar) else _broadcast(a.shape, b.shape)
         out = self.fresh()
         code = f"{out} = " + template.format(a=a.name, b=_text(b))
@@ -890,15 +869,13 @@ class Builder:
         out = self.fresh()
         code = f"{out} = {x.name}.{op}({', '.join(args)})"
         dtype, known, torch_code = x.dtype, None, None
-        if x.dtype == "int64":
-            if op in ("mean", "var", "std", "norm"):
-                dtype, known = "float64", "float_reductions_of_ints"
-            elif op == "logsumexp":
-                dtype, known = "float64", "int_with_float_is_float64"
-            if known and known not in self.allowed:
-                return False
-            if known:
-                torch_code = code.replace(f"= {x.name}.", f"= {self.cast_text(x, 'float64')}.", 1)
+        if x.dtype == "int64" and op in ("mean", "var", "std", "norm", "logsumexp"):
+            dtype = "float32"  # a float reduction of integers: the default float dtype
+            if op != "logsumexp":  # PyTorch gives float32 too; it refuses the others
+                known = "float_reductions_of_ints"
+                if known not in self.allowed:
+                    return False
+                torch_code = code.replace(f"= {x.name}.", f"= {self.cast_text(x, 'float32')}.", 1)
         if no_dim and not known and (op != "prod" or ndim == 1):
             known = "keepdim_without_dim"  # PyTorch's prod takes one dim
             dims = "0" if op == "prod" else repr(tuple(range(ndim)))
@@ -937,8 +914,8 @@ class Builder:
         else:
             code = f"{out} = {x.name}.{op}()"
             if op == "mean" and x.dtype == "int64":
-                known, dtype = "float_reductions_of_ints", "float64"
-                torch_code = f"{out} = {self.cast_text(x, 'float64')}.mean()"
+                known, dtype = "float_reductions_of_ints", "float32"
+                torch_code = f"{out} = {self.cast_text(x, 'float32')}.mean()"
         if known and known not in self.allowed:
             self.n_values -= 1
             return False
@@ -970,8 +947,8 @@ class Builder:
         if x.dtype == "int64":
             if "float_reductions_of_ints" not in self.allowed:
                 return False
-            dtype, known = "float64", "float_reductions_of_ints"
-            torch_code = f"{out} = {self.cast_text(x, 'float64')}.{op}({dim})"
+            dtype, known = "float32", "float_reductions_of_ints"
+            torch_code = f"{out} = {self.cast_text(x, 'float32')}.{op}({dim})"
         self.emit(code, out, torch_code, known)
         var = self.define(out, x.shape, dtype, interval, x.grad and _kind(dtype) == 2, like=[x])
         var.distinct = False  # its logsumexp is 0 and its sum 1 up to rounding: near-ties

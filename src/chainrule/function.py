@@ -13,6 +13,7 @@ import numpy as np
 
 from . import counting
 from ._tensor import Tensor
+from .dtypes import get_default_dtype
 from .errors import ChainruleError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
 from .op import LINEAR, NOT_COUNTED, PASS, Op
@@ -24,6 +25,7 @@ batch_hook: Callable | None = None
 
 #: Makes an object without running its class's ``__init__`` (for apply_op's results and nodes).
 _new = object.__new__
+_ndarray = np.ndarray  # a module global: one lookup, not np's attribute, per op
 
 
 def apply_op(op: Op, *args, **params) -> Tensor:
@@ -69,8 +71,13 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except (ValueError, IndexError, TypeError) as exc:
         raise _explain(op, arrays, exc) from None
-    if type(out) is not np.ndarray and not isinstance(out, np.ndarray):
+    if type(out) is not _ndarray and not isinstance(out, _ndarray):
         out = np.asarray(out)
+    # A float result whose dtype is not the first operand's: NumPy's promotion, which may not
+    # be PyTorch's (one identity test when it is, as in float workloads).
+    first = arrays[0]
+    if (type(first) is not _ndarray or out.dtype is not first.dtype) and out.dtype.kind == "f":
+        out = _promoted(op, out, arrays, params)
     counter = view = None
     if op.view and np.may_share_memory(out, arrays[0]):  # reshape may have had to copy
         # A view shares its base's version counter and remembers how it was made from it.
@@ -134,6 +141,27 @@ def apply_op(op: Op, *args, **params) -> Tensor:
 
 
 Op.__call__ = apply_op
+
+
+def _promoted(op: Op, out: np.ndarray, arrays: Sequence, params: dict) -> np.ndarray:
+    """A float result in PyTorch's dtype. NumPy gives integers (and Python floats meeting
+    them) float64, or float16 for bool and 8-bit ones; PyTorch gives the widest float
+    operand's dtype, else the default float dtype. So ``int_tensor * 2.5``,
+    ``int_tensor.exp()``, ``int_tensor / 2`` and ``bool_tensor.sin()`` are float32, and
+    ``int_tensor + float32_tensor`` is float32, as in PyTorch. The result is kept when an
+    operand array has its dtype, the op was asked for a dtype (``cast``) or the row says the
+    dtype is its own choice (``keeps_float64``)."""
+    if op.keeps_float64 or "dtype" in params:
+        return out
+    floats = [a.dtype for a in arrays if type(a) is np.ndarray and a.dtype.kind == "f"]
+    if out.dtype in floats:
+        return out
+    target = max(floats, key=lambda d: d.itemsize) if floats else get_default_dtype()
+    if out.dtype.char == "e":  # float16 from bools or 8-bit integers: too coarse to round up
+        exact = [a.astype(target) if type(a) is np.ndarray and a.dtype.kind in "biu" else a
+                 for a in arrays]  # fmt: skip
+        return np.asarray(op.forward(*exact, **params))
+    return out if target == out.dtype else out.astype(target)
 
 
 def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:

@@ -199,6 +199,9 @@ class Op:
       is ``exp(x)``), as PyTorch's ``variants: method``; `chainrule._tensor` binds these
       when it is imported. Methods with more arguments are written in `chainrule._tensor`,
       where their arguments get PyTorch's names (``other``...).
+    - ``keeps_float64=True``: a float64 result is the op's own choice even from operands that
+      are not float64 (bincount of integer weights, as PyTorch); otherwise the engine gives
+      such a result the default float dtype, as PyTorch promotes integers.
     - ``view=True``: the output shares memory with the first input (one version counter);
       ``check(*arrays, **params)`` may raise a clear error before NumPy runs.
 
@@ -226,6 +229,7 @@ class Op:
         method: bool = False,
         view: bool = False,
         check: Callable | None = None,
+        keeps_float64: bool = False,
     ) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"Op {name!r}: kind must be one of {KINDS}, got {kind!r}")
@@ -250,6 +254,7 @@ class Op:
         self.method = method
         self.view = view
         self.check = check
+        self.keeps_float64 = keeps_float64
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
         self._plans: dict[int, NodePlan] = {}
 

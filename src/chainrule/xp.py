@@ -39,6 +39,8 @@ def _either(name: str, array_fn: Callable) -> Callable:
 
 def _sigmoid(x):
     # exp(-log(1 + exp(-x))): exact in both tails, never overflows.
+    if isinstance(x, np.ndarray) and x.dtype.kind != "f":  # NumPy negates no bool or uint
+        x = x.astype(np.float64)
     return np.exp(-np.logaddexp(0, -x))
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import special, xp
 from .._tensor import Tensor
-from ..dtypes import float32, int64
+from ..dtypes import int64
 from ..errors import DomainError, DTypeError, fmt_dtype
 from ..op import Op, comparison, elementwise
 from .elementwise import pow, sign
@@ -51,29 +51,12 @@ def _kind(a) -> str:
     return a.dtype.kind if isinstance(a, np.ndarray) else np.result_type(a).kind
 
 
-def _float(a):
-    """An integer or bool array as float32, as PyTorch's ops on real numbers take them."""
-    return a.astype(float32) if isinstance(a, np.ndarray) and a.dtype.kind in "biu" else a
-
-
-def _on_floats(fn: Callable) -> Callable:
-    """``fn`` with integer and bool arrays made float32 first (torch.asin(int) is float32).
-    nan and inf outside the domain are results here, as in PyTorch, not warnings."""
+def _quiet(fn: Callable) -> Callable:
+    """``fn`` with NumPy's warnings silenced: nan and inf outside the domain are results here,
+    as in PyTorch. Integer operands need nothing: the engine gives a float64 result that no
+    float64 operand asked for the default float dtype (torch.asin(int) is float32)."""
 
     def forward(*args):
-        with np.errstate(all="ignore"):
-            return fn(*map(_float, args))
-
-    return forward
-
-
-def _promoting(fn: Callable) -> Callable:
-    """``fn`` on integers as they are, but with integer arrays made float32 when a float
-    takes part (torch.fmod(int tensor, 2.5) is float32, not float64 as in NumPy)."""
-
-    def forward(*args):
-        if any(_kind(a) == "f" for a in args):
-            args = map(_float, args)
         with np.errstate(all="ignore"):
             return fn(*args)
 
@@ -116,44 +99,44 @@ def _division_check(name: str) -> Callable:
 # Functions of real numbers: integers and bools become float32.
 
 # fmt: off
-asin = elementwise("asin", _on_floats(np.arcsin), lambda x: 1 / xp.sqrt(1 - x * x),
+asin = elementwise("asin", _quiet(np.arcsin), lambda x: 1 / xp.sqrt(1 - x * x),
                    method=True, doc="Inverse sine, elementwise; nan outside [-1, 1].")
-acos = elementwise("acos", _on_floats(np.arccos), lambda x: -1 / xp.sqrt(1 - x * x),
+acos = elementwise("acos", _quiet(np.arccos), lambda x: -1 / xp.sqrt(1 - x * x),
                    method=True, doc="Inverse cosine, elementwise; nan outside [-1, 1].")
-atan = elementwise("atan", _on_floats(np.arctan), lambda x: 1 / (1 + x * x),
+atan = elementwise("atan", _quiet(np.arctan), lambda x: 1 / (1 + x * x),
                    method=True, doc="Inverse tangent, elementwise, in (-pi/2, pi/2).")
-asinh = elementwise("asinh", _on_floats(np.arcsinh), lambda x: 1 / xp.sqrt(x * x + 1),
+asinh = elementwise("asinh", _quiet(np.arcsinh), lambda x: 1 / xp.sqrt(x * x + 1),
                     method=True, doc="Inverse hyperbolic sine, elementwise.")
-acosh = elementwise("acosh", _on_floats(np.arccosh), lambda x: 1 / xp.sqrt(x * x - 1),
+acosh = elementwise("acosh", _quiet(np.arccosh), lambda x: 1 / xp.sqrt(x * x - 1),
                     method=True, doc="Inverse hyperbolic cosine, elementwise; nan below 1.")
-atanh = elementwise("atanh", _on_floats(np.arctanh), lambda x: 1 / (1 - x * x),
+atanh = elementwise("atanh", _quiet(np.arctanh), lambda x: 1 / (1 - x * x),
                     method=True, doc="Inverse hyperbolic tangent, elementwise; +-inf at +-1.")
 # The angle of the point at height x and abscissa y; its gradient is (y, -x) / (x^2 + y^2).
-atan2 = elementwise("atan2", _on_floats(np.arctan2), lambda x, y: y / (x * x + y * y),
+atan2 = elementwise("atan2", _quiet(np.arctan2), lambda x, y: y / (x * x + y * y),
                     lambda x, y: -x / (x * x + y * y),
                     doc="atan(x / y) in the quadrant of the point (y, x), in [-pi, pi].")
 # NumPy has neither: the forwards are chainrule.special's (Cody's erfc; erfinv by Newton).
-erfc = elementwise("erfc", _on_floats(special.erfc),
+erfc = elementwise("erfc", _quiet(special.erfc),
                    lambda x: -_TWO_OVER_SQRT_PI * xp.exp(-x * x), method=True,
                    doc="1 - erf(x), elementwise, accurate where erf(x) is near 1.")
-erfinv = elementwise("erfinv", _on_floats(special.erfinv),
+erfinv = elementwise("erfinv", _quiet(special.erfinv),
                      lambda out: _SQRT_PI_OVER_TWO * xp.exp(out * out), method=True,
                      doc="The inverse of erf, elementwise; +-inf at +-1, nan outside [-1, 1].")
-log2 = elementwise("log2", _on_floats(np.log2), lambda x: 1 / (x * _LN2),
+log2 = elementwise("log2", _quiet(np.log2), lambda x: 1 / (x * _LN2),
                    method=True, doc="Base-2 logarithm, elementwise.")
-log10 = elementwise("log10", _on_floats(np.log10), lambda x: 1 / (x * _LN10),
+log10 = elementwise("log10", _quiet(np.log10), lambda x: 1 / (x * _LN10),
                     method=True, doc="Base-10 logarithm, elementwise.")
-exp2 = elementwise("exp2", _on_floats(np.exp2), lambda out: out * _LN2,
+exp2 = elementwise("exp2", _quiet(np.exp2), lambda out: out * _LN2,
                    method=True, doc="2 ** x, elementwise.")
-hypot = elementwise("hypot", _on_floats(np.hypot), lambda x, out: x / out,
+hypot = elementwise("hypot", _quiet(np.hypot), lambda x, out: x / out,
                     lambda y, out: y / out,
                     doc="sqrt(x**2 + y**2) without overflow; the gradient is nan at (0, 0).")
 # d/dx = sigmoid(x - y): finite at +-1000, where exp(x) / (exp(x) + exp(y)) is not.
-logaddexp = elementwise("logaddexp", _on_floats(np.logaddexp),
+logaddexp = elementwise("logaddexp", _quiet(np.logaddexp),
                         lambda x, y: xp.sigmoid(x - y), lambda x, y: xp.sigmoid(y - x),
                         doc="log(exp(x) + exp(y)), finite for large |x| and |y|.")
 # d/dx = +-1 (the sign of out / x), 0 at x = 0 as in PyTorch; y only gives the sign.
-copysign = elementwise("copysign", _on_floats(np.copysign),
+copysign = elementwise("copysign", _quiet(np.copysign),
                        lambda x, out: xp.sign(x) * xp.sign(out), 0,
                        doc="|x| with the sign of y (of -0.0 too); no gradient flows to y.")
 
@@ -180,13 +163,13 @@ nan_to_num_row = elementwise(
 
 # Remainders: d/dx = 1 and d/dy = -(x / y rounded), as x - y * round(x / y) says.
 
-fmod = elementwise("fmod", _promoting(np.fmod), 1, lambda x, y: -xp.run(trunc, x / y),
+fmod = elementwise("fmod", _quiet(np.fmod), 1, lambda x, y: -xp.run(trunc, x / y),
                    check=_division_check("fmod"),
                    doc="The remainder of x / y with the sign of x (C's fmod).")
-remainder = elementwise("remainder", _promoting(np.remainder), 1,
+remainder = elementwise("remainder", _quiet(np.remainder), 1,
                         lambda x, y: -xp.run(floor, x / y), check=_division_check("remainder"),
                         doc="The remainder of x / y with the sign of y (Python's %).")
-floor_divide = Op("floor_divide", _promoting(np.floor_divide), vjp=None, kind="elementwise",
+floor_divide = Op("floor_divide", _quiet(np.floor_divide), vjp=None, kind="elementwise",
                   inputs=("x", "y"), check=_division_check("floor_divide"),
                   doc="x / y rounded down (Python's //); not differentiable, as in PyTorch.")
 
@@ -215,9 +198,9 @@ fmin = Op(
     kind="elementwise", doc="The smaller of x and y, elementwise, ignoring nan (nan if both are).")
 # One-sided clamps, the bound a number or a tensor: the gradient goes to x where x is inside
 # (bound included), to the bound where x is outside, to neither where x is nan.
-clamp_min_row = elementwise("clamp_min", _promoting(np.maximum), lambda x, y: x >= y,
+clamp_min_row = elementwise("clamp_min", _quiet(np.maximum), lambda x, y: x >= y,
                             lambda x, y: x < y, doc="max(x, min), nan where x is nan.")
-clamp_max_row = elementwise("clamp_max", _promoting(np.minimum), lambda x, y: x <= y,
+clamp_max_row = elementwise("clamp_max", _quiet(np.minimum), lambda x, y: x <= y,
                             lambda x, y: x > y, doc="min(x, max), nan where x is nan.")
 heaviside_row = Op("heaviside", lambda x, values: _heaviside(x, values), vjp=None,
                    inputs=("x", "values"), kind="elementwise",
@@ -422,7 +405,7 @@ def deg2rad(input):
     >>> cr.deg2rad(cr.tensor([180, 90]))
     tensor([3.1416, 1.5708])
     """
-    return _as_float(input) * (math.pi / 180)
+    return input * (math.pi / 180)
 
 
 def rad2deg(input):
@@ -432,11 +415,7 @@ def rad2deg(input):
     >>> cr.rad2deg(cr.tensor([math.pi, -math.pi / 2]))
     tensor([180., -90.])
     """
-    return _as_float(input) * (180 / math.pi)
-
-
-def _as_float(input):
-    return input.to(float32) if input.dtype.kind in "biu" else input
+    return input * (180 / math.pi)
 
 
 # PyTorch's other names (NumPy's): the same rows.

@@ -160,6 +160,7 @@ unique_row = Op("unique", _unique, vjp=None, inputs=("x",), kind="reduction",
                 batch=Loops("the number of unique values differs between examples"),
                 doc="The sorted unique values of x (of its slices along dim).")
 bincount_row = Op("bincount", _bincount, vjp=None, inputs=("x",), kind="reduction",
+                  keeps_float64=True,
                   batch=Loops("the number of bins is the largest value plus one"),
                   doc="How often each non-negative integer occurs in x (or its weights' sums).")
 histc_row = Op("histc", _histc, vjp=None, inputs=("x",), kind="reduction", batch=_batch_histc,
