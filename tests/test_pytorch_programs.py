@@ -32,3 +32,26 @@ def test_the_character_language_model_trains_as_on_pytorch(model, steps, tmp_pat
     assert ours[f"step {steps - 1} loss"] < ours["step 0 loss"] - 0.3  # it learns
     for line in (f"resumed at step {steps}", "sample 8 characters"):
         assert line in ours["out"] and line in theirs["out"]
+
+
+@pytest.mark.parametrize("attention", [[], ["--manual-attention"]])
+def test_the_gpt_trains_as_on_pytorch(attention, tmp_path, torch):
+    args = [str(PROGRAMS / "gpt.py"), "--steps", "20", *attention]
+    theirs = _run(tmp_path, [sys.executable, *args])
+    ours = _run(tmp_path, [sys.executable, "-m", "chainrule", "run", *args])
+    for i in range(20):
+        key = f"step {i} loss"
+        assert ours[key] == pytest.approx(theirs[key], rel=1e-8, abs=1e-10), key
+    assert "generated 20 tokens; parameters 26848" in ours["out"]  # weight tying: counted once
+
+
+def test_the_gpt_with_dropout_reaches_pytorchs_loss_band(tmp_path, torch):
+    # Dropout masks come from each library's own random numbers: compare where training ends.
+    args = [str(PROGRAMS / "gpt.py"), "--steps", "300", "--dropout", "0.1"]
+    ends = []
+    for command in ([sys.executable, *args], [sys.executable, "-m", "chainrule", "run", *args]):
+        losses = _run(tmp_path, command)
+        ends.append(sum(losses[f"step {i} loss"] for i in range(280, 300)) / 20)
+    theirs, ours = ends
+    assert theirs < 1.6 and ours < 1.6  # from 3.3 at the start
+    assert abs(ours - theirs) < 0.15
