@@ -18,10 +18,12 @@ ORDER = [
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
     "tensor_base", "methods.numeric", "methods.reductions", "methods.indexing", "methods.linalg",
-    "methods.factories", "methods", "_tensor", "autograd", "function", "creation", "random", "xp",
+    "methods.factories", "methods.special", "methods.statistics", "methods.aliases",
+    "methods.variants", "methods", "_tensor", "autograd", "function", "creation", "random", "xp",
     "ops.elementwise", "ops.numeric", "ops.reduce", "ops.scan", "ops.sorting", "ops.indexing",
     "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
-    "ops.products", "ops.decompositions", "ops.conv", "ops.pool", "ops", "inplace",
+    "ops.products", "ops.decompositions", "ops.factorizations", "ops.transcendental",
+    "ops.statistics", "ops.arranging", "ops.conv", "ops.pool", "ops", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
     "data.datasets", "data.sampler", "data.dataset", "data.loader", "data", "nn.utils",

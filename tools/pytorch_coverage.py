@@ -40,13 +40,13 @@ NAMESPACES = [
 OUT_OF_SCOPE = [
     (
         "quantized tensors",
-        r"quant|qint|quint|^q_|qscheme|fbgemm|per_channel|per_tensor|int_repr"
+        r"quantiz|dequant|fake_quant|qint|quint|^q_|qscheme|fbgemm|per_channel|per_tensor|int_repr"
         r"|^Q[A-Z]",
     ),
     (
         "sparse tensors",
         r"sparse|spmm|^smm$|^hspmm$|^dsmm$|sspaddmm|indices_copy|^coalesce|"
-        r"_indices$|^indices$|^values$|^is_coalesced$|^sparse|^to_dense$|^row_indices|^crow|^ccol|"
+        r"^indices$|^values$|^is_coalesced$|^sparse|^to_dense$|^row_indices|^crow|^ccol|"
         r"^col_indices|^dense_dim$|^sparse_dim$|^_nnz$|^nnz$|csr|csc|bsr|bsc|^coo",
     ),
     (
@@ -57,9 +57,9 @@ OUT_OF_SCOPE = [
     ("named tensors", r"^names$|refine_names|align_to|align_as|^rename_?$|has_names"),
     (
         "GPU, accelerators and other backends",
-        r"cuda|cudnn|miopen|mkldnn|mps|xpu|vulkan|hip|ipu|"
+        r"cuda|cudnn|miopen|mkldnn|mps|xpu|vulkan|(^|_)hip|(^|_)ipu($|_)|"
         r"^accelerator|^Stream|^Event|stream|nccl|^is_pinned$|^pin_memory$|^get_device$|^mtia|"
-        r"^hpu|^xla|^ort|^ve$|^maia|^privateuse|^share_memory_|^is_shared$|metal|^is_meta$",
+        r"^hpu|^xla|^ort$|^ve$|^maia|^privateuse|^share_memory_|^is_shared$|metal|^is_meta$",
     ),
     (
         "storage and legacy typed tensors",
@@ -74,20 +74,30 @@ OUT_OF_SCOPE = [
         r"^ExecutionPlan|^FunctionSchema|^Gradient$|^GraphExecutor|^InferredType|^IODescriptor|"
         r"^LiteScript|^Logger|Logger$|^OperatorInfo|^PRIVATE_OPS|^StaticModule|^Tag$|^TracingState|"
         r"^ThroughputBenchmark|^Benchmark|^ErrorReport|^CallStack|^AliasDb|^Sym[A-Z]|^sym_|"
-        r"^DisableTorchFunction|torch_function|^classproperty|^vmap$|^export|^compiled_with|"
-        r"^library|^ops$|^classes$|^cond$|^while_loop$|^Buffer|^BufferDict|^PyTorchFile|"
+        r"^DisableTorchFunction|torch_function|^classproperty|^export|^compiled_with|"
+        r"^library|^ops$|^classes$|^while_loop$|^Buffer|^BufferDict|^PyTorchFile|"
         r"Serializ|^DeserializationStorageContext|^get_file_path|^import_ir|^merge_type|"
         r"^parse_ir|^parse_schema|^parse_type|^unify_type|^fork$|^wait$|^vitals|^read_vitals|"
         r"^set_vital|^autocast|^clear_autocast|^get_autocast|^set_autocast|^is_autocast|"
-        r"^is_anomaly|^set_anomaly|^candidate|^dynamo|^functional_call$|^export|Error$|Exception$|"
+        r"^is_anomaly|^set_anomaly|^candidate|^dynamo|^export|Error$|Exception$|"
         r"^CompleteArgumentSpec|^hash_tensor|^has_[a-z]+$|^jagged$|^get_device_module|"
         r"^from_dlpack|^to_dlpack|^frombuffer|^hsmm$|^geqrf$|^ormqr$|^get_deterministic_debug|"
         r"^set_deterministic_debug|^is_deterministic_algorithms_warn|^strided$|^sparse_coo$|"
         r"^layout$|^memory_format$|^contiguous_format$|^channels_last|^preserve_format$",
     ),
     (
+        "TorchScript, FX, export and compiler internals",
+        r"^cond$|^vmap$",  # torch.cond is control flow for export; torch.vmap is torch.func.vmap
+        ("torch",),
+    ),
+    (
+        "removed from PyTorch (calling it raises)",
+        r"^(symeig|eig|lstsq|solve|matrix_rank|reinforce)$",
+        ("torch", "torch.Tensor"),
+    ),
+    (
         "low-level and backward kernels",
-        r"_backward|^native_|_copy$|^batch_norm_|^segment_reduce|"
+        r"_backward|^native_|(?<!^index)_copy$|^batch_norm_|^segment_reduce|"
         r"^fused_|^affine_grid_generator|^constant_pad_nd|^conv_tbc|^convolution$|^cudnn|"
         r"^embedding_renorm_|^empty_permuted|^empty_strided|^slice_scatter|^select_scatter|"
         r"^diagonal_scatter|^as_strided_scatter|^choose_qparams|^unsafe_|^_|^set_flush_denormal|"
@@ -123,6 +133,7 @@ OUT_OF_SCOPE = [
         r"^factory_kwargs$|^get_num_interop|^set_num_interop|^init_num_threads|^manager_path|"
         r"^from_file$|^get_default_device$|^set_default_device$|^default_worker_info|"
         r"^register_",
+        ("torch", "torch.nn", "torch.nn.utils"),
     ),
 ]
 
@@ -196,8 +207,15 @@ def _public(namespace: str) -> list[str]:
         if isinstance(value, types.ModuleType):
             continue
         origin = getattr(value, "__module__", "") or ""
-        if origin.split(".")[0] in ("typing", "collections", "abc", "enum", "functools"):
+        if origin.split(".")[0] in (
+            "typing", "typing_extensions", "collections", "abc", "enum", "functools", "weakref",
+            "builtins",
+        ):  # fmt: skip
             continue
+        if name.endswith("_notes") or (namespace != "torch" and isinstance(value, (str, float))):
+            continue  # docstring fragments and constants a submodule imported
+        if namespace != "torch" and inspect.isclass(value) and origin == "torch":
+            continue  # torch.Tensor re-exported by a submodule
         if inspect.isclass(value) and origin.startswith("typing"):
             continue
         names.append(name)

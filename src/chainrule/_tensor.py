@@ -10,16 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .methods.aliases import AliasMethods
 from .methods.factories import FactoryMethods
 from .methods.indexing import IndexingMethods
 from .methods.linalg import LinalgMethods
 from .methods.numeric import NumericMethods
 from .methods.reductions import ReductionMethods
+from .methods.special import SpecialMethods
+from .methods.statistics import StatisticsMethods
+from .methods.variants import InPlaceMethods
 from .tensor_base import TensorBase
 
 
 class Tensor(
-    TensorBase, NumericMethods, ReductionMethods, IndexingMethods, LinalgMethods, FactoryMethods
+    TensorBase,
+    NumericMethods,
+    ReductionMethods,
+    IndexingMethods,
+    LinalgMethods,
+    FactoryMethods,
+    SpecialMethods,
+    StatisticsMethods,
+    AliasMethods,
+    InPlaceMethods,
 ):
     """An n-dimensional array that records the ops applied to it, for automatic gradients.
 
@@ -484,9 +497,21 @@ def shape_args(args: tuple) -> tuple:
 # The one upward seam: the ops, in-place writes and the backward pass import Tensor from this
 # module, and Tensor's methods call them.
 from . import autograd, inplace, ops  # noqa: E402
-from .methods import factories, indexing, linalg, numeric, reductions  # noqa: E402
+from .methods import (  # noqa: E402
+    aliases,
+    factories,
+    indexing,
+    linalg,
+    numeric,
+    reductions,
+    special,
+    statistics,
+    variants,
+)  # fmt: skip
 
-for _family in (factories, indexing, linalg, numeric, reductions):
+for _family in (
+    factories, indexing, linalg, numeric, reductions, special, statistics, aliases, variants,
+):  # fmt: skip
     _family.ops = ops  # the family mixins' methods call the rows too
 del _family
 

@@ -2,9 +2,11 @@
 
 from ..op import Op
 from . import (
+    arranging,
     conv,
     decompositions,
     elementwise,
+    factorizations,
     indexing,
     joining,
     linalg,
@@ -17,11 +19,15 @@ from . import (
     scattering,
     shape,
     sorting,
+    statistics,
     strided,
+    transcendental,
 )  # fmt: skip
+from .arranging import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .decompositions import *  # noqa: F403
 from .elementwise import *  # noqa: F403
+from .factorizations import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .linalg import *  # noqa: F403
@@ -34,13 +40,16 @@ from .scan import *  # noqa: F403
 from .scattering import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .statistics import *  # noqa: F403
 from .strided import *  # noqa: F403
+from .transcendental import *  # noqa: F403
 
 __all__ = [
     *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
     *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__, *scan.__all__,
     *sorting.__all__, *scattering.__all__, *decompositions.__all__,
     *strided.__all__, *joining.__all__, *products.__all__,
+    *transcendental.__all__, *statistics.__all__, *arranging.__all__, *factorizations.__all__,
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.
@@ -61,6 +70,10 @@ REGISTRY: dict[str, Op] = {
         decompositions,
         conv,
         pool,
+        transcendental,
+        statistics,
+        arranging,
+        factorizations,
     )
     for op in vars(module).values()
     if isinstance(op, Op)
