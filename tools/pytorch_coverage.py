@@ -52,7 +52,7 @@ OUT_OF_SCOPE = [
     (
         "complex numbers",
         r"complex|^cfloat$|^cdouble$|^chalf$|conj|view_as_real|polar|^real$|"
-        r"^imag$|^angle$|resolve_neg|^is_neg$",
+        r"^imag$|^angle$|resolve_neg|^is_neg$|^i?stft$",  # stft: complex spectra
     ),
     ("named tensors", r"^names$|refine_names|align_to|align_as|^rename_?$|has_names"),
     (
@@ -63,8 +63,8 @@ OUT_OF_SCOPE = [
     ),
     (
         "storage and legacy typed tensors",
-        r"Storage|storage|^[A-Z][a-z]+Tensor$|^data_ptr$|"
-        r"^set_$|^new$|^is_set_to$|^untyped|^as_strided",
+        r"Storage|storage|^[A-Z][A-Za-z0-9]+Tensor$|^data_ptr$|"
+        r"^set_$|^new$|^is_set_to$|^untyped|^as_strided|^set_default_tensor_type$",
     ),
     (
         "TorchScript, FX, export and compiler internals",
@@ -79,7 +79,7 @@ OUT_OF_SCOPE = [
         r"Serializ|^DeserializationStorageContext|^get_file_path|^import_ir|^merge_type|"
         r"^parse_ir|^parse_schema|^parse_type|^unify_type|^fork$|^wait$|^vitals|^read_vitals|"
         r"^set_vital|^autocast|^clear_autocast|^get_autocast|^set_autocast|^is_autocast|"
-        r"^is_anomaly|^set_anomaly|^candidate|^dynamo|^export|Error$|Exception$|"
+        r"^is_anomaly|^set_anomaly|^candidate|^dynamo|^export|Error$|Exception$|^GradScaler$|"
         r"^CompleteArgumentSpec|^hash_tensor|^has_[a-z]+$|^jagged$|^get_device_module|"
         r"^from_dlpack|^to_dlpack|^frombuffer|^hsmm$|^geqrf$|^ormqr$|^get_deterministic_debug|"
         r"^set_deterministic_debug|^is_deterministic_algorithms_warn|^strided$|^sparse_coo$|"
@@ -116,7 +116,7 @@ OUT_OF_SCOPE = [
     ),
     (
         "deprecated names (PyTorch warns; the current name is in scope)",
-        r"^(constant|dirac|eye|"
+        r"^(constant|dirac|eye|orthogonal|"
         r"kaiming_normal|kaiming_uniform|normal|uniform|xavier_normal|xavier_uniform)$",
         ("torch.nn.init",),
     ),
