@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: place here, which is the moment to ask what it stands on.
 ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
-    "errors", "counting", "special", "op", "graph", "dtypes", "ops.dims",
+    "errors", "signatures", "counting", "special", "op", "graph", "dtypes", "ops.dims",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
@@ -23,15 +23,20 @@ ORDER = [
     "ops.elementwise", "ops.numeric", "ops.reduce", "ops.scan", "ops.sorting", "ops.indexing",
     "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
     "ops.products", "ops.decompositions", "ops.factorizations", "ops.transcendental",
-    "ops.statistics", "ops.arranging", "ops.conv", "ops.pool", "ops", "inplace",
+    "ops.statistics", "ops.arranging", "ops.conv", "ops.pool", "ops.activations", "ops",
+    "ops.public", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func", "gradcheck", "checkpoint", "io",
     "data.datasets", "data.sampler", "data.dataset", "data.loader", "data", "nn.utils",
     "nn._checks", "nn.init", "nn.module", "nn.container", "nn.distance", "nn.losses",
-    "nn.norms", "nn.sparse", "nn.sampling", "nn.functional", "nn.activation", "nn.layers",
+    "nn.norms", "nn.sparse", "nn.sampling", "nn.activation_functions", "nn.dropouts",
+    "nn.losses_margin", "nn.ctc", "nn.functional", "nn.activation", "nn.layers",
+    "nn.dropout_layers", "nn.loss_layers", "nn.adaptive",
     "nn.conv", "nn.pooling", "nn.padding", "nn.normalization",
-    "nn.attention", "nn.recurrent", "nn.transformer", "nn", "linalg", "optim.optimizers",
-    "optim.adam", "optim.adaptive", "optim.lbfgs", "optim.scheduler", "optim.cyclic",
+    "nn.attention", "nn.recurrent", "nn.transformer", "nn", "nn.torch_functions", "linalg",
+    "optim.optimizers",
+    "optim.adam", "optim.adaptive", "optim.classic", "optim.matrix", "optim.lbfgs",
+    "optim.scheduler", "optim.cyclic",
     "optim.lr_scheduler", "optim", "distributed",
     "viz", "texts", "",  # chainrule itself
     "apps", "__main__",

@@ -75,7 +75,7 @@ from .function import Function
 from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_check
 from .io import SerializationError, load, save
 from .op import LINEAR, Op, elementwise
-from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
+from .ops.public import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .random import (
     Generator,
     bernoulli,

@@ -8,6 +8,7 @@ and the backward pass is in `chainrule.autograd`. Factories are in `chainrule.cr
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 
 from .methods.aliases import AliasMethods
@@ -19,6 +20,7 @@ from .methods.reductions import ReductionMethods
 from .methods.special import SpecialMethods
 from .methods.statistics import StatisticsMethods
 from .methods.variants import InPlaceMethods
+from .signatures import numpy_names
 from .tensor_base import TensorBase
 
 
@@ -533,3 +535,13 @@ for _op in ops.REGISTRY.values():
             raise TypeError(f"Op {_op.name!r}: method=True, but Tensor defines {_op.name} itself")
         setattr(Tensor, _op.name, _row_method(_op))
 del _op
+
+# PyTorch's methods also take NumPy's axis=/keepdims= for dim=/keepdim= (chainrule.signatures);
+# rows bound above translate their arguments in apply_op.
+for _name in dir(Tensor):
+    _fn = inspect.getattr_static(Tensor, _name)
+    if inspect.isfunction(_fn):
+        _wrapped = numpy_names(_fn, f"Tensor.{_name}", refuse_out=False)
+        if _wrapped is not _fn:
+            setattr(Tensor, _name, _wrapped)
+del _name, _fn, _wrapped

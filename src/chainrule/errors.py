@@ -37,6 +37,12 @@ class GraphError(ChainruleError, RuntimeError):
     """The autograd graph cannot be used as asked (freed, modified in place, no gradient)."""
 
 
+class ArgumentError(ChainruleError, TypeError):
+    """A call's arguments cannot be taken as given: an argument PyTorch has that chainrule
+    refuses on purpose (``out=``), or one argument given under two names (``dim`` and ``axis``).
+    A TypeError, as Python's own for a bad keyword."""
+
+
 def fmt_shape(shape: tuple[int, ...]) -> str:
     """Format a shape the way messages show it: ``(3, 4)``, ``(5,)``, ``()``."""
     return str(tuple(int(n) for n in shape))

@@ -17,6 +17,7 @@ from .dtypes import get_default_dtype
 from .errors import ChainruleError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
 from .op import LINEAR, NOT_COUNTED, PASS, Op
+from .signatures import TRANSLATED, translate
 from .tensor_base import ViewOf, current_view
 
 #: Set by `chainrule.func.batching` while vmap runs a function on batched tensors: it runs an op
@@ -36,6 +37,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     (`Tensor._make`) and the `OpNode` itself, field by field, instead of calling them (a test
     pins these fields to their classes' slots; docs/guides/performance.md has the numbers).
     """
+    if params and not TRANSLATED.isdisjoint(params):
+        params = translate(op.name, params)  # axis= for dim=, keepdims=, a refused out=
     if batch_hook is not None:
         batched = batch_hook(op, args, params)
         if batched is not None:
