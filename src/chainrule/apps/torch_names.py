@@ -104,7 +104,7 @@ class AliasModule(types.ModuleType):
             raise AttributeError(attr)
         full = f"{self.__name__}.{attr}"
         if full in TARGETS:
-            return importlib.import_module(full)
+            return alias(full)
         extras = _EXTRAS.get(self.__name__, {})
         if attr in extras:
             return extras[attr]
@@ -112,6 +112,17 @@ class AliasModule(types.ModuleType):
         if target is not None and not attr.startswith("_") and hasattr(target, attr):
             return getattr(target, attr)
         raise MissingName(full)
+
+
+_aliases: dict[str, AliasModule] = {}
+
+
+def alias(name: str) -> AliasModule:
+    """The alias module for ``torch.<something>``, one per name: a program that keeps ``torch``
+    reaches ``torch.nn.init`` through it even after `uninstall` (not the real PyTorch's)."""
+    if name not in _aliases:
+        _aliases[name] = AliasModule(name)
+    return _aliases[name]
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -125,7 +136,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec) -> AliasModule:
-        return AliasModule(spec.name)
+        return alias(spec.name)
 
     def exec_module(self, module: AliasModule) -> None:
         pass
