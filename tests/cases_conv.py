@@ -1,10 +1,11 @@
-"""Cases for chainrule/ops/conv.py and chainrule/ops/pool.py: the unfold, fold, tiles and
-untiles rows, and the convolution and pooling functions composed from them. Shapes stay small:
-gradgradcheck perturbs every element."""
+"""Cases for chainrule/ops/conv.py, pool.py, pool3d.py, unpool.py and grid.py: the unfold,
+fold, tiles and untiles rows, and the convolution, pooling, unpooling and grid-sampling
+functions composed from rows. Shapes stay small: gradgradcheck perturbs every element."""
 
+import numpy as np
 from cases import Case
 from hypothesis import strategies as st
-from strategies import distinct
+from strategies import distinct, positive, reals
 
 import chainrule
 from chainrule.ops import pool
@@ -110,6 +111,49 @@ def signal_shapes(min_length=1, max_length=5):
     return st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(min_length, max_length)).map(
         lambda d: (d,)
     )
+
+
+def volume_shapes(min_side=1, max_side=3, batched=True):
+    """One (N, C, D, H, W) shape, or (C, D, H, W) when not ``batched``."""
+    sides = st.integers(min_side, max_side)
+    lead = st.tuples(*[st.integers(1, 2)] * (2 if batched else 1))
+    return st.tuples(lead, sides, sides, sides).map(lambda d: ((*d[0], *d[1:]),))
+
+
+def off_pixels(sizes):
+    """Normalised grid coordinates in [-1.2, 1.2] that stay off pixel centres of an image side
+    of any of ``sizes`` (align_corners=False): bilinear weights have kinks there."""
+
+    def clear(g):
+        return all(abs(x - round(x)) > 0.02 for x in (((g + 1) * s - 1) / 2 for s in sizes))
+
+    return reals(-1.2, 1.2).filter(clear)
+
+
+def grid_shapes(sizes):
+    """(input, grid) shapes for grid_sample on an image of spatial ``sizes``."""
+    n = len(sizes)
+    sides = st.tuples(*[st.integers(1, 2)] * n)
+    return st.tuples(st.integers(1, 2), st.integers(1, 2), sides).map(
+        lambda d: ((d[0], d[1], *sizes), (d[0], *d[2], n))
+    )
+
+
+# Fixed window offsets for fractional max pooling, (N, C, 3) for N, C <= 2.
+SAMPLES = np.array([[[0.3, 0.8, 0.5], [0.9, 0.1, 0.6]], [[0.5, 0.5, 0.2], [0.05, 0.7, 0.95]]])
+
+
+def fractional(lib, x, n):
+    samples = lib.tensor(SAMPLES[: x.shape[0], : x.shape[1], :n])
+    pool = getattr(functional(lib), f"fractional_max_pool{n}d")
+    return pool(x, 2, output_size=(2,) * n, _random_samples=samples)
+
+
+def unpooled(lib, x, n):
+    """max_pool{n}d with indices, then max_unpool{n}d back to x's size."""
+    f = functional(lib)
+    values, indices = getattr(f, f"max_pool{n}d")(x, 2, return_indices=True)
+    return getattr(f, f"max_unpool{n}d")(values, indices, 2, output_size=x.shape[-n:])
 
 
 CASES = {
@@ -233,6 +277,141 @@ CASES = {
         lambda lib, x: functional(lib).adaptive_max_pool2d(x, (2, 3)),
         image_shapes(),
         domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "max_pool3d": Case(
+        lambda lib, x: functional(lib).max_pool3d(
+            x, (2, 2, 1), stride=(1, 2, 1), padding=(1, 0, 0), ceil_mode=True
+        ),
+        volume_shapes(min_side=2),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "max_pool3d[dilated_unbatched]": Case(
+        lambda lib, x: functional(lib).max_pool3d(x, 2, stride=1, dilation=(1, 2, 1)),
+        volume_shapes(min_side=3, batched=False),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "avg_pool3d": Case(
+        lambda lib, x: functional(lib).avg_pool3d(
+            x, 2, stride=(1, 2, 1), padding=1, ceil_mode=True, count_include_pad=False
+        ),
+        volume_shapes(min_side=2),
+        needs_lib=True,
+    ),
+    "adaptive_avg_pool3d": Case(
+        lambda lib, x: functional(lib).adaptive_avg_pool3d(x, (2, None, 1)),
+        volume_shapes(),
+        needs_lib=True,
+    ),
+    "adaptive_max_pool3d": Case(
+        lambda lib, x: functional(lib).adaptive_max_pool3d(x, (2, 1, 2)),
+        volume_shapes(),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),
+    "lp_pool1d": Case(
+        lambda lib, x: functional(lib).lp_pool1d(x, 3, 2, stride=1),
+        signal_shapes(min_length=2),
+        domain=(positive(),),
+        needs_lib=True,
+    ),
+    "lp_pool2d": Case(
+        lambda lib, x: functional(lib).lp_pool2d(x, 2, (2, 1), ceil_mode=True),
+        image_shapes(min_side=2),
+        domain=(positive(),),
+        needs_lib=True,
+    ),
+    "lp_pool3d": Case(
+        lambda lib, x: functional(lib).lp_pool3d(x, 1.5, 2, stride=1),
+        volume_shapes(min_side=2),
+        domain=(positive(),),
+        needs_lib=True,
+    ),
+    "conv_transpose3d": Case(
+        lambda lib, x, w, b: functional(lib).conv_transpose3d(
+            x, w, b, stride=(2, 1, 1), output_padding=(1, 0, 0)
+        ),
+        small_conv_shapes(3, transposed=True),
+        needs_lib=True,
+    ),
+    "conv_transpose3d[grouped_dilated]": Case(
+        lambda lib, x, w: functional(lib).conv_transpose3d(x, w, groups=2, dilation=(1, 2, 1)),
+        small_conv_shapes(3, transposed=True, groups=2).map(lambda s: s[:2]),
+        needs_lib=True,
+    ),
+    "channel_shuffle": Case(
+        lambda lib, x: functional(lib).channel_shuffle(x, 2),
+        st.tuples(st.integers(1, 2), st.sampled_from([2, 4, 6]), st.integers(1, 3)).map(
+            lambda d: (d,)
+        ),
+        needs_lib=True,
+    ),
+    "local_response_norm": Case(
+        lambda lib, x: functional(lib).local_response_norm(x, 3, alpha=0.5, beta=0.75, k=1.5),
+        signal_shapes(),
+        needs_lib=True,
+    ),
+    "max_unpool1d": Case(
+        lambda lib, x: unpooled(lib, x, 1),
+        signal_shapes(min_length=2),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),  # fmt: skip
+    "max_unpool2d": Case(
+        lambda lib, x: unpooled(lib, x, 2),
+        image_shapes(min_side=2),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),  # fmt: skip
+    "max_unpool3d": Case(
+        lambda lib, x: unpooled(lib, x, 3),
+        volume_shapes(min_side=2),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),  # fmt: skip
+    "fractional_max_pool2d": Case(
+        lambda lib, x: fractional(lib, x, 2),
+        image_shapes(min_side=3, max_side=4),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),  # fmt: skip
+    "fractional_max_pool3d": Case(
+        lambda lib, x: fractional(lib, x, 3),
+        volume_shapes(min_side=4, max_side=4),
+        domain=(distinct(),),
+        needs_lib=True,
+    ),  # fmt: skip
+    "grid_sample": Case(
+        lambda lib, x, grid: functional(lib).grid_sample(x, grid, align_corners=False),
+        grid_shapes((3, 4)),
+        domain=(reals(), off_pixels((3, 4))),
+        needs_lib=True,
+    ),
+    "grid_sample[3d_nearest]": Case(
+        lambda lib, x, grid: functional(lib).grid_sample(
+            x, grid, mode="nearest", padding_mode="border", align_corners=False
+        ),
+        grid_shapes((2, 3, 2)),
+        domain=(reals(), off_pixels((2, 3))),
+        grad_inputs=(0,),
+        needs_lib=True,
+    ),
+    "grid_sample[3d]": Case(
+        lambda lib, x, grid: functional(lib).grid_sample(x, grid, align_corners=False),
+        grid_shapes((2, 3, 2)),
+        domain=(reals(), off_pixels((2, 3))),
+        needs_lib=True,
+    ),
+    "affine_grid": Case(
+        lambda lib, theta: functional(lib).affine_grid(theta, (theta.shape[0], 1, 3, 4), False),
+        st.integers(1, 2).map(lambda n: ((n, 2, 3),)),
+        needs_lib=True,
+    ),
+    "affine_grid[3d]": Case(
+        lambda lib, theta: functional(lib).affine_grid(theta, (theta.shape[0], 1, 2, 2, 3), True),
+        st.integers(1, 2).map(lambda n: ((n, 3, 4),)),
         needs_lib=True,
     ),
 }

@@ -136,4 +136,4 @@ def test_only_names_the_workloads_when_a_key_is_unknown(bench, capsys):
 
 def test_every_issue_workload_is_in_the_suite(bench):
     keys = [w.key for w in bench.workloads.all_workloads(quick=True)]
-    assert keys == ["W1", "W2", "W3", "W4", "W5", "W6a", "W6b", "W7", "W8"]
+    assert keys == ["W1", "W2", "W3", "W4", "W5", "W6a", "W6b", "W7", "W8", "W9"]

@@ -186,8 +186,8 @@ def test_other_numpy_ufuncs_on_tensors_are_refused_with_the_fix():
         np.exp(t)
     with pytest.raises(TypeError, match=r"np.add.reduce: .* compute it with chainrule's ops"):
         np.add.reduce(t)
-    with pytest.raises(TypeError, match=r"np.gcd: .* compute it with chainrule's ops"):
-        np.gcd(np.ones(2, dtype=int), t)
+    with pytest.raises(TypeError, match=r"np.spacing: .* compute it with chainrule's ops"):
+        np.spacing(t)
     with pytest.raises(TypeError, match=r"np.add: "):
         np.add(np.ones(2), t, out=chainrule.zeros(2))  # only arrays are written into
 

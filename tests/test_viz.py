@@ -13,7 +13,7 @@ import pytest
 
 import chainrule as cr
 from chainrule import ChainruleError, Function, Tensor, Value
-from chainrule.viz import Trace, TraceRow, draw_graph, trace
+from chainrule.viz import Trace, TraceRow, draw_graph, trace_table
 
 graphviz = pytest.importorskip("graphviz")
 
@@ -236,7 +236,7 @@ def test_draw_graph_rejects_bad_arguments():
 
 
 def test_trace_teaching_table_matches_hand_calculation():
-    rows = trace(teaching_example()).rows
+    rows = trace_table(teaching_example()).rows
     assert all(isinstance(row, TraceRow) for row in rows)
     by_expression = {row.expression: row for row in rows if row.expression != "leaf"}
     leaves = {row.node: row for row in rows if row.expression == "leaf"}
@@ -281,7 +281,7 @@ def test_trace_teaching_table_matches_hand_calculation():
 
 
 def test_trace_lists_inputs_before_the_values_computed_from_them():
-    rows = trace(teaching_example()).rows
+    rows = trace_table(teaching_example()).rows
     position = {row.node: i for i, row in enumerate(rows)}
     for i, row in enumerate(rows):
         for name in position:
@@ -294,7 +294,7 @@ def test_trace_text_markdown_and_html():
     z = x * y
     z.label = "z"
     z.backward()
-    table = trace(z)
+    table = trace_table(z)
     assert isinstance(table, Trace)
     lines = str(table).splitlines()
     assert lines[0].split() == ["node", "expression", "value", "gradient"]
@@ -316,7 +316,7 @@ def test_trace_text_markdown_and_html():
 def test_trace_names_unlabelled_values_and_escapes_markup():
     x = Value(1.0, label="a<b|c")
     y = (x * 2).leaky_relu(0.1) ** -1.0
-    rows = trace(y).rows
+    rows = trace_table(y).rows
     assert [row.expression for row in rows] == [
         "leaf",
         "leaf",
@@ -324,8 +324,8 @@ def test_trace_names_unlabelled_values_and_escapes_markup():
         "leaky_relu(v2, 0.1)",
         "v3**-1",
     ]
-    assert "a&lt;b|c" in trace(y)._repr_html_()
-    assert r"a<b\|c" in trace(y).to_markdown()
+    assert "a&lt;b|c" in trace_table(y)._repr_html_()
+    assert r"a<b\|c" in trace_table(y).to_markdown()
 
 
 def test_trace_tensor_rows_show_shapes_and_known_values():
@@ -334,7 +334,7 @@ def test_trace_tensor_rows_show_shapes_and_known_values():
     hidden.retain_grad()
     out = (hidden * a).sum()
     out.backward()
-    rows = trace(out).rows
+    rows = trace_table(out).rows
     assert [(row.node, row.expression) for row in rows] == [
         ("t0", "leaf"),
         ("t1", "exp(t0)"),
@@ -345,10 +345,10 @@ def test_trace_tensor_rows_show_shapes_and_known_values():
     np.testing.assert_allclose(rows[1].grad, a.data)
     assert rows[2].value is None and rows[2].shape == (2, 2)
     assert rows[3].value == pytest.approx(float(out))
-    text = str(trace(out))
+    text = str(trace_table(out))
     assert "shape (2, 2), mean 2.5000" in text  # the leaf's data
     assert "sum(t2)" in text and f"{float(out):.4f}" in text
-    assert trace(a).rows[0].expression == "leaf"
+    assert trace_table(a).rows[0].expression == "leaf"
 
 
 class SplitHalves(Function):
@@ -369,13 +369,13 @@ def test_multi_output_function_gets_one_box_per_output_and_one_trace_row():
     source = draw_graph(out, format=None).source
     assert "{ SplitHalves[0] | (2,) float32 }" in source
     assert "{ SplitHalves[1] | (1,) float32 }" in source
-    rows = trace(out).rows
+    rows = trace_table(out).rows
     (split,) = [row for row in rows if row.expression.startswith("SplitHalves")]
     assert split.shape == ((2,), (1,))
     assert any(f"{split.node}[1]" in row.expression for row in rows)
-    assert "shapes (2,), (1,)" in str(trace(out))
+    assert "shapes (2,), (1,)" in str(trace_table(out))
 
 
 def test_trace_rejects_other_roots():
-    with pytest.raises(TypeError, match="trace: expected a Value or Tensor root, got float"):
-        trace(1.0)
+    with pytest.raises(TypeError, match="trace_table: expected a Value or Tensor root, got float"):
+        trace_table(1.0)

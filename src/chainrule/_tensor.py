@@ -166,9 +166,12 @@ class Tensor(
         """self * other, broadcasting."""
         return ops.mul(self, other)
 
-    def div(self, other) -> Tensor:
-        """self / other, true division, broadcasting."""
-        return ops.div(self, other)
+    def div(self, other, *, rounding_mode: str | None = None) -> Tensor:
+        """self / other, true division, broadcasting; rounded toward 0 or down with
+        ``rounding_mode`` "trunc" or "floor" (`chainrule.divide`)."""
+        if rounding_mode is None:
+            return ops.div(self, other)
+        return ops.divide(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent) -> Tensor:
         """self ** exponent, broadcasting."""

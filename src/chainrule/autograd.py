@@ -8,6 +8,7 @@ in `chainrule.graph`; the nodes are recorded by `chainrule.function`.
 from __future__ import annotations
 
 import heapq
+import importlib
 import threading
 from collections.abc import Sequence
 
@@ -15,6 +16,17 @@ import numpy as np
 
 from . import counting
 from ._tensor import Tensor
+from .autograd_compat import (
+    Variable,
+    enforce_grad_layout_policy,
+    is_multithreading_enabled,
+    is_tensor_like,
+    is_view_replay_enabled,
+    kineto_available,
+    set_detect_anomaly,
+    set_multithreading_enabled,
+    variable,
+)
 from .errors import GraphError, ShapeError, fmt_shape
 from .graph import (
     Node,
@@ -130,6 +142,7 @@ def run_backward(
     leaves: dict = {}
     queue: list[tuple[int, Node]] = []  # the waiting nodes by -sequence: newest first
     counter = counting.active
+    profiler = counting.profiling  # read once per pass: each node then tests a local
     anomaly = state.anomaly
     changes = latest_change
     # Nodes free their saved arrays as they finish, unless op counting still reads them.
@@ -137,6 +150,8 @@ def run_backward(
     previous_mode = state.grad_enabled
     state.grad_enabled = create_graph  # the rules' own ops are recorded only for create_graph
     edges, grads, sender = list(map(edge_of, outputs)), seeds, None
+    if profiler is not None:
+        span = profiler.open("backward" if inputs is None else "grad", "backward")
     try:
         while True:
             # Send: each gradient along its edge, summed back to the shape and dtype of
@@ -182,7 +197,10 @@ def run_backward(
                         captured[j] = g if captured[j] is None else captured[j] + g
             if changes[0] > node.sequence:  # something changed in place since node was made
                 node.check_versions()
-            grads = node._backward(out_grads, create_graph, release)
+            if profiler is None:
+                grads = node._backward(out_grads, create_graph, release)
+            else:
+                grads = profiler.run_node(node, out_grads, create_graph, release)
             if counter is not None:
                 _count_backward(node, grads)
                 if not retain_graph:
@@ -194,6 +212,8 @@ def run_backward(
             _deliver(leaves, create_graph)
     finally:
         state.grad_enabled = previous_mode
+        if profiler is not None:
+            profiler.close(span)
     if capture is None:
         return None
     for leaf, (total, _) in leaves.items():
@@ -434,7 +454,36 @@ def is_inference_mode_enabled() -> bool:
     return _inference.enabled
 
 
+#: torch.autograd names for what stands above the backward pass here (a Function records
+#: graph nodes, gradcheck runs backward): looked up on first use, so that this module keeps
+#: importing only what is below it.
+_ABOVE = {
+    "Function": "chainrule.function",
+    "gradcheck": "chainrule.gradcheck",
+    "gradgradcheck": "chainrule.gradcheck",
+}
+
+
+def __getattr__(name: str):
+    if name in _ABOVE:
+        return getattr(importlib.import_module(_ABOVE[name]), name)
+    raise AttributeError(f"module 'chainrule.autograd' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ABOVE))
+
+
 __all__ = [
+    "Variable",
+    "enforce_grad_layout_policy",
+    "is_multithreading_enabled",
+    "is_tensor_like",
+    "is_view_replay_enabled",
+    "kineto_available",
+    "set_detect_anomaly",
+    "set_multithreading_enabled",
+    "variable",
     "Node",
     "node_order",
     "RemovableHandle",

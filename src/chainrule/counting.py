@@ -65,6 +65,9 @@ class OpCounts:
 
 #: The counter in use, or None outside ``count_ops`` (the engines check it on every op).
 active: OpCounts | None = None
+#: The `chainrule.profiler.profile` recording, or None outside one: the tensor engine checks it
+#: next to ``active``, and while it is set each op and backward node runs through it.
+profiling = None
 
 
 @contextmanager

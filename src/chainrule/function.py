@@ -37,6 +37,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     (`Tensor._make`) and the `OpNode` itself, field by field, instead of calling them (a test
     pins these fields to their classes' slots; docs/guides/performance.md has the numbers).
     """
+    if counting.profiling is not None:
+        return counting.profiling.run_op(op, args, params)  # times this call, run unprofiled
     if params and not TRANSLATED.isdisjoint(params):
         params = translate(op.name, params)  # axis= for dim=, keepdims=, a refused out=
     if batch_hook is not None:
@@ -307,6 +309,8 @@ class Function(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the op on Tensors and record it in the graph; returns a Tensor (or a tuple)."""
+        if counting.profiling is not None:
+            return counting.profiling.run_function(cls, args, kwargs)
         if batch_hook is not None:
             batch_hook(cls, args, kwargs)  # no batching rule: vmap loops over examples
         node = cls()

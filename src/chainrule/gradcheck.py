@@ -8,6 +8,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -91,12 +92,14 @@ def make_check(
 
 def gradcheck(
     fn: Callable,
-    inputs: Sequence,
+    inputs: Sequence | Tensor,
     eps: float = 1e-6,
     tol: float | None = None,
     *,
     atol: float = 1e-5,
     rtol: float = 1e-3,
+    raise_exception: bool = False,
+    **switches: Any,
 ) -> Report:
     """Check ``fn``'s backward against central differences (f(x+eps) - f(x-eps)) / 2eps.
 
@@ -107,18 +110,43 @@ def gradcheck(
     derivative passes when |analytical - numerical| <= atol + rtol * |numerical|; ``tol``
     sets both.
 
+    Also ``chainrule.autograd.gradcheck``, with PyTorch's keywords: ``inputs`` may be one
+    Tensor; ``raise_exception=True`` raises a GraphError showing the report when a check
+    fails (PyTorch's default is True and its result ``True``; here a failing check returns a
+    falsy `Report` unless asked to raise). PyTorch's other switches (``nondet_tol``,
+    ``check_undefined_grad``, ``check_grad_dtypes``, ``check_batched_grad``, ``fast_mode``,
+    ``masked``, ...) are accepted and change nothing: the check is always the full one.
+
     >>> report = gradcheck(lambda x, y: x * y + x.sin(), [2.0, 3.0])
     >>> bool(report)
     True
     """
+    _check_switches(switches, "gradcheck")
     if tol is not None:
         atol = rtol = tol
-    inputs = list(inputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if any(isinstance(x, Tensor) for x in inputs):
         checks = _tensor_checks(fn, inputs, eps, atol, rtol)
     else:
         checks = _scalar_checks(fn, inputs, eps, atol, rtol)
-    return Report(checks, eps, atol, rtol)
+    report = Report(checks, eps, atol, rtol)
+    if raise_exception and not report:
+        raise GraphError(f"gradcheck: backward disagrees with finite differences\n{report}")
+    return report
+
+
+#: PyTorch's gradcheck switches that choose what else to test or how fast; accepted, unused.
+_TORCH_SWITCHES = {
+    "nondet_tol", "check_undefined_grad", "check_grad_dtypes", "check_batched_grad",
+    "check_batched_forward_grad", "check_forward_ad", "check_backward_ad", "fast_mode", "masked",
+    "gen_non_contig_grad_outputs", "check_fwd_over_rev", "check_rev_over_rev",
+}  # fmt: skip
+
+
+def _check_switches(switches: dict, op: str) -> None:
+    unknown = sorted(set(switches) - _TORCH_SWITCHES)
+    if unknown:
+        raise TypeError(f"{op}: unexpected keyword arguments {unknown}")
 
 
 def _scalar_checks(fn, inputs, eps, atol, rtol) -> list[Check]:
@@ -283,26 +311,35 @@ def _badness(check: Check) -> float:
 
 def gradgradcheck(
     fn: Callable,
-    inputs: Sequence,
+    inputs: Sequence | Tensor,
     eps: float = 1e-6,
     tol: float | None = None,
     *,
     atol: float = 1e-5,
     rtol: float = 1e-3,
+    grad_outputs: Sequence | Tensor | None = None,
+    raise_exception: bool = False,
+    **switches: Any,
 ) -> Report:
     """Check second derivatives: gradcheck of the first derivative built with create_graph.
 
     The first derivative is the vector-Jacobian product of ``fn`` with a fixed random vector,
     computed with ``create_graph=True``; its own backward is compared with central
-    differences.
+    differences. ``grad_outputs`` (a keyword here; PyTorch's third positional argument)
+    replaces that vector; the other keywords are `gradcheck`'s.
 
     >>> import chainrule as cr
     >>> x = cr.tensor(np.array([0.3, -1.2]), requires_grad=True)
     >>> bool(gradgradcheck(lambda t: (t.sin() * t).sum(), [x]))
     True
     """
-    inputs = list(inputs)
-    vectors = projection_vectors(_outputs(fn, inputs), seed=1)
+    _check_switches(switches, "gradgradcheck")
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is None:
+        vectors = projection_vectors(_outputs(fn, inputs), seed=1)
+    else:
+        given = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+        vectors = [g.data if isinstance(g, Tensor) else np.asarray(g) for g in given]
 
     def first_derivative(*xs):
         outs = _outputs(fn, xs)
@@ -318,4 +355,9 @@ def gradgradcheck(
             Tensor._make(np.zeros_like(x.data)) if g is None else g for x, g in zip(wanted, grads)
         )
 
-    return gradcheck(first_derivative, inputs, eps, tol, atol=atol, rtol=rtol)
+    report = gradcheck(first_derivative, inputs, eps, tol, atol=atol, rtol=rtol)
+    if raise_exception and not report:
+        raise GraphError(
+            f"gradgradcheck: second derivatives disagree with finite differences\n{report}"
+        )
+    return report

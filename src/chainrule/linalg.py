@@ -1,5 +1,7 @@
 """``chainrule.linalg``: PyTorch's torch.linalg on chainrule tensors. Norms, decompositions
-(inv, solve, cholesky, qr, svd, eigh, pinv...) and products of several matrices.
+(inv, solve, cholesky, qr, svd, eigh, pinv, LU...), least squares and products of several
+matrices. eig and eigvals are left out: a real matrix's eigenvalues may be complex, and
+chainrule has no complex dtypes.
 
 The rows and their gradients are in `chainrule.ops.decompositions` (matmul in
 `chainrule.ops.linalg`, cross in `chainrule.ops.products`); this module checks arguments,
@@ -18,6 +20,28 @@ import numpy as np
 from . import ops
 from ._tensor import Tensor
 from .errors import DomainError, DTypeError, ShapeError, fmt_shape
+from .linalg_solvers import (
+    CholeskyExResult,
+    InvExResult,
+    LstsqResult,
+    LUFactorExResult,
+    LUFactorResult,
+    SolveExResult,
+    _failed,
+    _guarded,
+    _lu_info_of,
+    _singular,
+    cholesky_ex,
+    inv_ex,
+    lstsq,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    tensorinv,
+    tensorsolve,
+)
+from .ops.arranging import linalg_vander as vander
 from .ops.decompositions import (
     SlogdetResult,
     cholesky_row,
@@ -38,20 +62,24 @@ from .ops.decompositions import (
     svd_shapes,
     unpack,
 )
+from .ops.factorizations import (
+    LUResult,
+    QRResult,
+    householder_product,
+    matrix_exp,
+    solve_triangular,
+)
 from .ops.linalg import matmul
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cross", "det", "eigh",
-    "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
-    "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vecdot", "vector_norm",
+    "CholeskyExResult", "EighResult", "InvExResult", "LUFactorExResult", "LUFactorResult",
+    "LUResult", "LstsqResult", "QRResult", "SVDResult", "SlogdetResult", "SolveExResult",
+    "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+    "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+    "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
 ]  # fmt: skip
-
-
-class QRResult(NamedTuple):
-    """What ``qr`` returns, like ``torch.return_types.linalg_qr``."""
-
-    Q: Tensor
-    R: Tensor
 
 
 class SVDResult(NamedTuple):
@@ -113,6 +141,25 @@ def solve(A, B, *, left: bool = True):
     if left:
         return solve_row(A, B)
     return solve_row(A.mT, B.mT).mT
+
+
+def solve_ex(A, B, *, left: bool = True, check_errors: bool = False) -> SolveExResult:
+    """(result, info): `chainrule.linalg.solve` and getrf's info per matrix of A (see
+    `inv_ex`); the result for a singular matrix is nan here.
+
+    >>> import chainrule as cr
+    >>> A, B = cr.tensor([[2.0, 0.0], [0.0, 4.0]]), cr.tensor([2.0, 4.0])
+    >>> cr.linalg.solve_ex(A, B).result.tolist()
+    [1.0, 1.0]
+    """
+    a_shape = matrices("solve_ex", A, square=True)
+    info = _lu_info_of(A.detach().numpy())
+    if check_errors and info.any():
+        _failed("solve_ex", info, _singular)
+    b_shape = shape_of(B)
+    matrix_dims = 1 if len(b_shape) == 1 or b_shape == a_shape[:-1] else 2
+    result = _guarded(A, info, lambda a: solve(a, B, left=left), matrix_dims)
+    return SolveExResult(result, Tensor._make(info))
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
@@ -401,3 +448,32 @@ def vecdot(x, y, *, dim: int = -1):
     [3.0, 7.0]
     """
     return ops.sum(x * y, dim)
+
+
+def diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1):
+    """The diagonal of each matrix (``offset`` > 0 above the main one, < 0 below), as
+    `chainrule.diagonal` with the last two dims by default.
+
+    >>> import chainrule as cr
+    >>> cr.linalg.diagonal(cr.tensor([[1.0, 2.0], [3.0, 4.0]]), offset=1).tolist()
+    [2.0]
+    """
+    return ops.diagonal(A, offset, dim1, dim2)
+
+
+def cond(A, p=None):
+    """The condition number of each matrix in the norm ``p``: with None or 2 the ratio of
+    the largest to the smallest singular value (-2: its inverse; A may be rectangular),
+    otherwise matrix_norm(A, p) * matrix_norm(inv(A), p) for square invertible A.
+
+    >>> import chainrule as cr
+    >>> cr.linalg.cond(cr.tensor([[4.0, 0.0], [0.0, 0.5]])).item()
+    8.0
+    """
+    if p in (None, 2, -2):
+        matrices("cond", A)
+        s = svdvals(A)
+        large, small = s[..., 0], s[..., -1]
+        return small / large if p == -2 else large / small
+    matrices("cond", A, square=True)
+    return matrix_norm(A, p) * matrix_norm(inv_row(A), p)

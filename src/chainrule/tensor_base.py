@@ -15,6 +15,7 @@ import numpy as np
 from .dtypes import CPU, as_dtype, bool_, device, get_default_dtype, int64
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import RemovableHandle, VersionCounter, state
+from .settings import print_options
 
 
 def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
@@ -363,13 +364,12 @@ class TensorBase:
 
     def __repr__(self) -> str:
         data = self.data
-        # PyTorch's style: "1." when every value is a whole number, else four fixed decimals.
+        # PyTorch's style: "1." when every value is a whole number, else four fixed decimals
+        # (`chainrule.set_printoptions` changes the decimals, line width and summarising).
         finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
         whole = data.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
-        body = np.array2string(
-            data, separator=", ", prefix="tensor(", precision=4,
-            floatmode="maxprec" if whole else "fixed", suppress_small=False,
-        )  # fmt: skip
+        options = print_options.array2string_args(whole)
+        body = np.array2string(data, separator=", ", prefix="tensor(", **options)
         extras = []
         if self.dtype not in (get_default_dtype(), int64, bool_):
             extras.append(f"dtype={self.dtype.name}")

@@ -1,4 +1,4 @@
-"""Pictures and tables of a computation graph: `draw_graph` (through Graphviz) and `trace`.
+"""Pictures and tables of a computation graph: `draw_graph` (through Graphviz) and `trace_table`.
 
 Both take a `Value` or a `Tensor` root. Graphviz is optional and imported inside `draw_graph`,
 so ``import chainrule`` never needs it.
@@ -385,7 +385,7 @@ def draw_graph(
 
 
 class TraceRow(NamedTuple):
-    """One row of a `trace`: a value's name, how it was computed, its value and gradient.
+    """One row of a `trace_table`: a value's name, how it was computed, its value and gradient.
 
     For Values, ``value`` and ``grad`` are floats. For tensors they are arrays, or None where
     the engine kept no copy (intermediate tensors that did not call ``retain_grad()``), and
@@ -457,7 +457,7 @@ class Trace:
         """The table in Markdown (GitHub style); expressions are code, so ``*`` stays literal.
 
         >>> x = Value(3.0, label="x"); y = x * x; y.backward()
-        >>> print(trace(y).to_markdown())
+        >>> print(trace_table(y).to_markdown())
         | node | expression | value | gradient |
         |:--|:--|--:|--:|
         | x | leaf | 3.0000 | 6.0000 |
@@ -553,7 +553,7 @@ def _grad_array(t: Tensor) -> np.ndarray | None:
     return None if t.grad is None else t.grad.data
 
 
-def trace(root: Value | Tensor) -> Trace:
+def trace_table(root: Value | Tensor) -> Trace:
     """The forward and backward trace of ``root``: each value in topological order (inputs
     first, root last), with the expression that made it, its value and its gradient.
 
@@ -564,7 +564,7 @@ def trace(root: Value | Tensor) -> Trace:
 
     >>> x, y = Value(2.0, label="x"), Value(3.0, label="y")
     >>> z = (x * y).sigmoid(); z.label = "z"; z.backward()
-    >>> print(trace(z))
+    >>> print(trace_table(z))
     node  expression    value  gradient
     ----  -----------  ------  --------
     y     leaf         3.0000    0.0049
@@ -576,7 +576,7 @@ def trace(root: Value | Tensor) -> Trace:
         return Trace(_value_rows(root))
     if isinstance(root, Tensor):
         return Trace(_tensor_rows(root))
-    raise TypeError(f"trace: expected a Value or Tensor root, got {type(root).__name__}")
+    raise TypeError(f"trace_table: expected a Value or Tensor root, got {type(root).__name__}")
 
 
-__all__ = ["Trace", "TraceRow", "draw_graph", "trace"]
+__all__ = ["Trace", "TraceRow", "draw_graph", "trace_table"]

@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="run a PyTorch program on chainrule: import torch gives chainrule's names"
     )
     program.add_argument("--count-ops", action="store_true", help="print op counts per step")
+    program.add_argument("--profile", action="store_true", help="print where the time went, per op")
     program.add_argument("--draw", metavar="FILE", help="draw the first loss's graph (.svg/.dot)")
     program.add_argument("script", help="the program (a .py file)")
     program.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
@@ -93,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "run":
         from .run import run
 
-        return run(args.script, args.args, count_ops=args.count_ops, draw=args.draw)
+        return run(
+            args.script, args.args, count_ops=args.count_ops, draw=args.draw, profile=args.profile
+        )
     if args.command == "serve":
         from .web.server import serve  # the standard library's http.server, loaded on demand
 

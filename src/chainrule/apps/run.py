@@ -1,7 +1,7 @@
 """``chainrule run SCRIPT.py [ARGS...]``: run a PyTorch program on chainrule. For this run only,
 ``import torch`` and its submodules give chainrule's names (`chainrule.apps.torch_names`);
-``--count-ops`` prints the ops of each training step, ``--draw FILE`` the graph of the first
-loss that calls ``backward``."""
+``--count-ops`` prints the ops of each training step, ``--profile`` the time per op (a
+`chainrule.profile` table), ``--draw FILE`` the graph of the first loss that calls ``backward``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .. import counting
+from .. import counting, profiler
 from .._tensor import Tensor
 from . import torch_names
 
@@ -52,7 +52,10 @@ def _draw(root: Tensor, path: Path) -> None:
     path.write_bytes(draw_graph(root, format=fmt).pipe(format=fmt))
 
 
-def run(script: str, args: list[str], count_ops: bool = False, draw: str | None = None) -> int:
+def run(
+    script: str, args: list[str], count_ops: bool = False, draw: str | None = None,
+    profile: bool = False,
+) -> int:  # fmt: skip
     """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch's names
     resolved to chainrule; returns the exit code (1, with one line, for a missing name)."""
     path = Path(script)
@@ -60,6 +63,7 @@ def run(script: str, args: list[str], count_ops: bool = False, draw: str | None 
         print(f"chainrule run: no such file: {script}", file=sys.stderr)
         return 2
     counts = StepCounts() if count_ops else None
+    recording = profiler.profile() if profile else None
     drawn = [draw is None]
     original_backward = Tensor.backward
 
@@ -79,6 +83,8 @@ def run(script: str, args: list[str], count_ops: bool = False, draw: str | None 
     Tensor.backward = backward
     if counts is not None:
         previous, counting.active = counting.active, counts.current
+    if recording is not None:
+        recording.start()
     try:
         runpy.run_path(str(path), run_name="__main__")
         code = 0
@@ -104,8 +110,13 @@ def run(script: str, args: list[str], count_ops: bool = False, draw: str | None 
         sys.argv, sys.path[:] = saved_argv, saved_path
         if counts is not None:
             counting.active = previous
+        if recording is not None:
+            recording.stop()
     if counts is not None:
         print(counts.report())
+    if recording is not None:
+        print("chainrule run --profile: time per op, most self time first")
+        print(recording.table(sort_by="self_time", row_limit=25))
     return code
 
 

@@ -84,6 +84,7 @@ TARGETS = {
     "torch.autograd": "chainrule.autograd",
     "torch.func": "chainrule.func",
     "torch.linalg": "chainrule.linalg",
+    "torch.profiler": "chainrule.profiler",
     "torch.cuda": None,
     "torch.backends": None,
 }

@@ -7,6 +7,7 @@ from .dataset import (
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,
@@ -15,6 +16,7 @@ from .datasets import load_digits, make_blobs, make_moons, make_spirals, make_xo
 from .loader import DataLoader, WorkerInfo, default_collate, default_convert, get_worker_info
 from .sampler import (
     BatchSampler,
+    DistributedSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -27,5 +29,5 @@ __all__ = [
     "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
     "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert",
     "get_worker_info", "load_digits", "make_blobs", "make_moons", "make_spirals", "make_xor",
-    "random_split",
+    "random_split", "DistributedSampler", "StackDataset",
 ]  # fmt: skip

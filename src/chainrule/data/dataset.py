@@ -1,5 +1,5 @@
 """Datasets as PyTorch's ``torch.utils.data`` has them: map-style (`Dataset`, `TensorDataset`,
-`Subset`, `ConcatDataset`) and iterable (`IterableDataset`, `ChainDataset`), and
+`Subset`, `ConcatDataset`, `StackDataset`) and iterable (`IterableDataset`, `ChainDataset`), and
 `random_split`. Loading them in batches is `chainrule.data.loader`'s."""
 
 from __future__ import annotations
@@ -144,6 +144,46 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, index)
         start = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][index - start]
+
+
+class StackDataset(Dataset):
+    """Several map-style data sets of one length read side by side: sample i is the tuple of
+    their i-th samples (datasets given positionally) or a dict of them (given by keyword).
+
+    >>> import chainrule
+    >>> images, labels = TensorDataset(chainrule.zeros(3, 2)), range(10, 13)
+    >>> StackDataset(images, labels)[1]
+    ((tensor([0., 0.]),), 11)
+    >>> StackDataset(x=images, y=labels)[2]["y"]
+    12
+    """
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise DomainError(
+                "StackDataset: give the datasets either positionally (tuple samples) or by "
+                "keyword (dict samples), not both"
+            )
+        datasets = list(args) or list(kwargs.values())
+        if not datasets:
+            raise DomainError("StackDataset: needs at least one dataset")
+        lengths = [len(d) for d in datasets]
+        if len(set(lengths)) != 1:
+            raise ShapeError(f"StackDataset: the datasets have different lengths {lengths}")
+        self.datasets: tuple | dict = tuple(args) if args else dict(kwargs)
+        self._length = lengths[0]
+
+    def __getitem__(self, index: int) -> tuple | dict:
+        if isinstance(self.datasets, dict):
+            return {key: d[index] for key, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list:
+        """The samples at ``indices``, as a list (what a DataLoader asks for a batch)."""
+        return [self[i] for i in indices]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 def random_split(

@@ -1,11 +1,15 @@
 """Samplers: which sample indices a `DataLoader` reads, and in which order, as PyTorch's
 ``torch.utils.data`` samplers choose them. Each is an iterable of ints with a length;
-`BatchSampler` groups another sampler's indices into lists."""
+`BatchSampler` groups another sampler's indices into lists; `DistributedSampler` deals each
+process of a data-parallel job its share."""
 
 from __future__ import annotations
 
+import importlib
+import math
 import numbers
 from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
 
 import numpy as np
 
@@ -196,3 +200,85 @@ class BatchSampler(Sampler):
     def __len__(self) -> int:
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+def _process_group(op: str):
+    """The MPI communicator of `chainrule.distributed`, or its error saying init has not run.
+
+    chainrule.distributed stands above the data package (it builds DistributedDataParallel on
+    nn), so the sampler looks it up when called rather than importing it.
+    """
+    return importlib.import_module("chainrule.distributed")._require(op)
+
+
+class DistributedSampler(Sampler):
+    """The indices of ``dataset`` that this rank reads each epoch: pass it as a DataLoader's
+    ``sampler=``.
+
+    Each epoch one permutation (from ``seed + epoch``, the same on every rank; call
+    `set_epoch` before each epoch to reshuffle) is padded by repeating its first indices to
+    a multiple of ``num_replicas`` (or cut to one, with ``drop_last``), and rank ``r`` takes
+    every ``num_replicas``-th index from position ``r``: the ranks' shares are disjoint apart
+    from the padding, and all have ``len(sampler)`` indices, as in PyTorch. With a loader's
+    ``batch_size`` of B per rank, step k on all ranks together reads positions k*B*R to
+    (k+1)*B*R of the permutation, which is what one process reads with a batch of B*R.
+    ``num_replicas`` and ``rank`` default to `chainrule.distributed.world_size` and
+    ``chainrule.distributed.rank()`` (an error before `chainrule.distributed.init`). The
+    permutation comes from NumPy's generator, so it is not PyTorch's ``randperm`` stream; the
+    partition rules (padding, ``drop_last``, strides) are PyTorch's.
+
+    >>> sampler = DistributedSampler(range(10), num_replicas=3, rank=0, shuffle=False)
+    >>> list(sampler), [list(DistributedSampler(range(10), 3, r, shuffle=False)) for r in (1, 2)]
+    ([0, 3, 6, 9], [[1, 4, 7, 0], [2, 5, 8, 1]])
+    """
+
+    def __init__(
+        self,
+        dataset: Any,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        drop_last: bool = False,
+    ) -> None:
+        if not hasattr(dataset, "__len__"):
+            raise DTypeError(
+                f"DistributedSampler: the dataset must have __len__, got {type(dataset).__name__}"
+            )
+        if num_replicas is None:
+            num_replicas = _process_group("DistributedSampler (num_replicas=None)").Get_size()
+        if rank is None:
+            rank = _process_group("DistributedSampler (rank=None)").Get_rank()
+        if not isinstance(num_replicas, numbers.Integral) or num_replicas < 1:
+            raise DomainError(
+                f"DistributedSampler: num_replicas must be an int >= 1, got {num_replicas!r}"
+            )
+        if not isinstance(rank, numbers.Integral) or not 0 <= rank < num_replicas:
+            raise DomainError(
+                f"DistributedSampler: rank must be from 0 to {num_replicas - 1}, got {rank!r}"
+            )
+        self.dataset = dataset
+        self.num_replicas, self.rank = int(num_replicas), int(rank)
+        self.shuffle, self.seed, self.drop_last = shuffle, int(seed), drop_last
+        self.epoch = 0
+        n = len(dataset)
+        self.num_samples = n // self.num_replicas if drop_last else math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * self.num_replicas
+
+    def set_epoch(self, epoch: int) -> None:
+        """Use the permutation of ``epoch`` next (call it with the same epoch on every rank)."""
+        self.epoch = int(epoch)
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.dataset)
+        if self.shuffle:
+            order = np.random.default_rng(self.seed + self.epoch).permutation(n)
+        else:
+            order = np.arange(n)
+        if self.total_size > n:  # pad by repeating from the start, as often as needed
+            order = np.resize(order, self.total_size)
+        order = order[: self.total_size]
+        return iter(order[self.rank :: self.num_replicas].tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples

@@ -1,5 +1,6 @@
 """Reverse- and forward-mode transforms in JAX's style: grad, value_and_grad, vjp, jvp, jacrev,
-jacfwd, jacobian, hessian.
+jacfwd, jacobian, hessian; PyTorch's grad_and_value, linearize, and its debug_unwrap and
+functionalize (which have little to do here).
 
 Reverse-mode transforms run the tensor engine's backward; when their inputs already take part
 in an outer graph they build their result with ``create_graph=True``, so ``grad(grad(f))``
@@ -418,3 +419,78 @@ def hessian(f: Callable, argnums=0) -> Callable:
 __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "value_and_grad", "vjp",
 ]  # fmt: skip
+
+
+def grad_and_value(f: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """A function returning ``(grad, f(*args))`` (``(grad, (out, aux))`` with ``has_aux``):
+    `value_and_grad` with the pair in PyTorch's order.
+
+    >>> import chainrule as cr
+    >>> g, value = grad_and_value(lambda x: (x**2).sum())(cr.tensor([1.0, 2.0]))
+    >>> g.tolist(), value.item()
+    ([2.0, 4.0], 5.0)
+    """
+    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+
+    def wrapper(*args):
+        value, g = value_and_grad_f(*args)
+        return g, value
+
+    return wrapper
+
+
+def linearize(f: Callable, *primals) -> tuple:
+    """``(f(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` is the Jacobian of ``f`` at
+    ``primals`` applied to ``tangents``.
+
+    PyTorch traces ``f`` once and replays the linear part; here each ``jvp_fn`` call runs
+    forward mode again at the same primals (same numbers, more work per call).
+
+    >>> import chainrule as cr
+    >>> out, jvp_fn = linearize(lambda x: x.sin(), cr.tensor([0.0, 1.0]))
+    >>> jvp_fn(cr.tensor([1.0, 1.0]))
+    tensor([1.0000, 0.5403])
+    """
+    primals = tuple(_as_tensor(p, "linearize").detach() for p in primals)
+    out = f(*primals)
+
+    def jvp_fn(*tangents):
+        if len(tangents) != len(primals):
+            raise ValueError(
+                f"linearize: jvp_fn expects {len(primals)} tangents, one per primal, "
+                f"got {len(tangents)}"
+            )
+        return jvp(f, primals, tangents)[1]
+
+    return out, jvp_fn
+
+
+def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
+    """The tensor under vmap's wrapper: inside `vmap`, all examples with the batch dimension
+    first (every level with ``recurse``, else the innermost one); a plain tensor unchanged.
+
+    >>> import chainrule as cr
+    >>> seen = []
+    >>> _ = cr.func.vmap(lambda x: seen.append(debug_unwrap(x).shape) or x)(cr.zeros(3, 2))
+    >>> seen, debug_unwrap(cr.ones(2))
+    ([(3, 2)], tensor([1., 1.]))
+    """
+    if not recurse:
+        return tensor.inner if isinstance(tensor, BatchTracer) else tensor
+    return batching.unwrap(tensor)
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """``func`` itself. PyTorch rewrites in-place ops into out-of-place ones (for compilers);
+    chainrule runs no such pass, and its transforms already handle in-place ops, so there is
+    nothing to remove. ``remove`` is checked as PyTorch checks it.
+
+    >>> import chainrule as cr
+    >>> functionalize(lambda x: x.add_(1))(cr.zeros(2))
+    tensor([1., 1.])
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise DomainError(
+            f"functionalize: remove must be 'mutations' or 'mutations_and_views', got {remove!r}"
+        )
+    return func

@@ -167,3 +167,64 @@ class IndexingMethods:
     def index_put_(self, indices, values, accumulate: bool = False):
         """Write (or add) ``values`` at ``self[indices]``, in place."""
         return self._inplace(ops.index_put, (indices, values, accumulate), "index_put_")
+
+    # Arranging (`chainrule.ops.arranging`): rotations, splits, flat reads and writes.
+
+    def rot90(self, k: int = 1, dims=(0, 1)):
+        """Turned by 90 degrees ``k`` times in the plane of ``dims``."""
+        return ops.rot90(self, k, dims)
+
+    def diagflat(self, offset: int = 0):
+        """The flattened tensor on diagonal ``offset`` of a square matrix of zeros."""
+        return ops.diagflat(self, offset)
+
+    def tensor_split(self, indices_or_sections, dim: int = 0):
+        """Views along ``dim``: a number of nearly equal sections, or split at indices."""
+        return ops.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections):
+        """`tensor_split` along dim 1 (dim 0 when 1-D); sections must divide evenly."""
+        return ops.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        """`tensor_split` along dim 0 (at least 2-D); sections must divide evenly."""
+        return ops.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        """`tensor_split` along dim 2 (at least 3-D); sections must divide evenly."""
+        return ops.dsplit(self, indices_or_sections)
+
+    def split_with_sizes(self, split_sizes, dim: int = 0):
+        """Views along ``dim`` of the given sizes (adding up to that dim)."""
+        return ops.split_with_sizes(self, split_sizes, dim)
+
+    def take(self, index):
+        """The elements of the flattened tensor at ``index``, in index's shape."""
+        return ops.take(self, index)
+
+    def put(self, index, source, accumulate: bool = False):
+        """A copy with source written (or added) at ``index`` of the flattened tensor."""
+        return ops.put(self, index, source, accumulate)
+
+    def put_(self, index, source, accumulate: bool = False):
+        """Write (or add) source at ``index`` of the flattened tensor, in place."""
+        return self._inplace(ops.put, (index, source, accumulate), "put_")
+
+    def index_reduce(self, dim: int, index, source, reduce: str, *, include_self: bool = True):
+        """A copy with source's slices reduced (prod, mean, amax, amin) into ``index``."""
+        return ops.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    def index_reduce_(self, dim: int, index, source, reduce: str, *, include_self: bool = True):
+        """Reduce source's slices into ``index`` along ``dim``, in place."""
+        return self._inplace(
+            lambda x, *args: ops.index_reduce(x, *args, include_self=include_self),
+            (dim, index, source, reduce), "index_reduce_",
+        )  # fmt: skip
+
+    def nonzero_static(self, *, size: int, fill_value: int = -1):
+        """The first ``size`` non-zero positions, (size, ndim) int64, padded with fill_value."""
+        return ops.nonzero_static(self, size=size, fill_value=fill_value)
+
+    def sum_to_size(self, *size):
+        """Summed to ``size``, a shape that broadcasts to this tensor's."""
+        return ops.arranging.sum_to_size(self, *size)

@@ -1,5 +1,7 @@
-"""Linear algebra methods: mm, bmm, mv, addmm, baddbmm, addmv, inner, kron, cross, det,
-inverse, slogdet, logdet, pinverse, matrix_power."""
+"""Linear algebra methods: products (mm, bmm, mv, addmm, baddbmm, addmv, addbmm, addr,
+addcmul, addcdiv, inner, vdot, kron, cross), det, inverse, slogdet, logdet, pinverse,
+matrix_power, matrix_exp, and factorizations by PyTorch's older names (cholesky and its
+solves, lu, lu_solve, triangular_solve, qr, svd, orgqr)."""
 
 from __future__ import annotations
 
@@ -72,3 +74,64 @@ class LinalgMethods:
     def matrix_power(self, n: int):
         """This square matrix multiplied by itself n times (n < 0: of its inverse)."""
         return ops.matrix_power(self, n)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * (the sum of the products batch1[i] @ batch2[i])."""
+        return ops.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """beta * self + alpha * outer(vec1, vec2)."""
+        return ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 * tensor2."""
+        return ops.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 / tensor2 (floating tensor1 and tensor2)."""
+        return ops.addcdiv(self, tensor1, tensor2, value=value)
+
+    def vdot(self, other):
+        """The inner product of two 1-D tensors of one length."""
+        return ops.vdot(self, other)
+
+    def matrix_exp(self):
+        """The matrix exponential of each square matrix."""
+        return ops.matrix_exp(self)
+
+    def cholesky(self, upper: bool = False):
+        """The Cholesky factor, lower (A = L Lᵀ) or upper (A = Uᵀ U)."""
+        return ops.cholesky(self, upper)
+
+    def cholesky_inverse(self, upper: bool = False):
+        """The inverse of A from this Cholesky factor of A."""
+        return ops.cholesky_inverse(self, upper)
+
+    def cholesky_solve(self, input2, upper: bool = False):
+        """X with A X = self, given A's Cholesky factor input2."""
+        return ops.cholesky_solve(self, input2, upper)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False):
+        """(LU, pivots[, infos]) of the LU factorisation with partial pivoting."""
+        return ops.lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        """X with A X = self, from A's packed LU and pivots."""
+        return ops.lu_solve(self, LU_data, LU_pivots)
+
+    def triangular_solve(self, A, upper: bool = True, transpose: bool = False,
+                         unitriangular: bool = False):  # fmt: skip
+        """(X, A) with A X = self (transpose: Aᵀ X = self) for triangular A."""
+        return ops.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def qr(self, some: bool = True):
+        """(Q, R) with self = QR (some=False: complete Q)."""
+        return ops.qr(self, some)
+
+    def svd(self, some: bool = True, compute_uv: bool = True):
+        """(U, S, V) with self = U diag(S) Vᵀ (V, not Vh)."""
+        return ops.svd(self, some, compute_uv)
+
+    def orgqr(self, input2):
+        """The product of the Householder reflectors packed in self, scaled by input2."""
+        return ops.orgqr(self, input2)

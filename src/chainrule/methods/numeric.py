@@ -257,3 +257,13 @@ class NumericMethods:
         if getattr(weight, "requires_grad", False):  # the write records for weight's sake
             return self._inplace(ops.lerp, (end, weight), "lerp_")
         return self._inplace(lambda x, e: ops.lerp(x, e, weight), end, "lerp_")
+
+    # Activations PyTorch has as methods too (`chainrule.ops.activations`).
+
+    def hardshrink(self, lambd: float = 0.5):
+        """self where |self| > lambd, else 0."""
+        return ops.hardshrink(self, lambd)
+
+    def prelu(self, weight):
+        """self where positive, else weight * self (one slope, or one per channel of dim 1)."""
+        return ops.prelu(self, weight)

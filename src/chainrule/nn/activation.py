@@ -7,13 +7,15 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..creation import full
-from ..errors import DomainError
+from ..errors import DomainError, ShapeError, fmt_shape
 from . import functional as F
 from .module import Module, Parameter
 
 __all__ = [
     "ELU", "GELU", "GLU", "Hardtanh", "LeakyReLU", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6",
     "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
+    "CELU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "RReLU", "Softmax2d",
+    "Softmin", "Softshrink", "Tanhshrink", "Threshold",
 ]  # fmt: skip
 
 
@@ -325,3 +327,197 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class CELU(Module):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1) (`functional.celu`).
+
+    >>> CELU(2.0)
+    CELU(alpha=2.0)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        suffix = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{suffix}"
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, else 0.
+
+    >>> import chainrule as cr
+    >>> Hardshrink()(cr.tensor([0.25, -2.0]))
+    tensor([ 0., -2.])
+    >>> Hardshrink(0.3)
+    Hardshrink(0.3)
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """x - lambd above lambd, x + lambd below -lambd, else 0.
+
+    >>> import chainrule as cr
+    >>> Softshrink()(cr.tensor([0.25, -2.0]))
+    tensor([ 0.0000, -1.5000])
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        if not lambd >= 0:
+            raise DomainError(f"Softshrink: lambd must be non-negative, got {lambd!r}")
+        super().__init__(lambd)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class Hardsigmoid(Module):
+    """x / 6 + 1/2 clamped to [0, 1] (PyTorch shows no ``inplace`` in the repr).
+
+    >>> import chainrule as cr
+    >>> Hardsigmoid()(cr.tensor([0.0, 6.0]))
+    tensor([0.5000, 1.0000])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Hardsigmoid):
+    """x * hardsigmoid(x).
+
+    >>> import chainrule as cr
+    >>> Hardswish()(cr.tensor([3.0]))
+    tensor([3.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), finite for large negative x.
+
+    >>> import chainrule as cr
+    >>> LogSigmoid()(cr.tensor([0.0]))
+    tensor([-0.6931])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x).
+
+    >>> import chainrule as cr
+    >>> Tanhshrink()(cr.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Threshold(Module):
+    """x where x > threshold, else value.
+
+    >>> import chainrule as cr
+    >>> Threshold(0.5, -1.0)(cr.tensor([0.0, 1.0]))
+    tensor([-1.,  1.])
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        suffix = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{suffix}"
+
+
+class RReLU(Module):
+    """Randomized leaky relu: random slopes in [lower, upper] on x <= 0 while training, their
+    mean in eval mode (`functional.rrelu`).
+
+    >>> import chainrule as cr
+    >>> RReLU(0.2, 0.4).eval()(cr.tensor([-1.0, 1.0]))
+    tensor([-0.3000,  1.0000])
+    """
+
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        suffix = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{suffix}"
+
+
+class Softmin(Module):
+    """softmax(-x) along ``dim``.
+
+    >>> Softmin(dim=1)
+    Softmin(dim=1)
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) at each location of a (N, C, H, W) or (C, H, W) input.
+
+    >>> import chainrule as cr
+    >>> Softmax2d()(cr.zeros(2, 1, 1))
+    tensor([[[0.5000]],
+    <BLANKLINE>
+            [[0.5000]]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ShapeError(
+                f"Softmax2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape "
+                f"{fmt_shape(input.shape)}"
+            )
+        return F.softmax(input, -3)

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d.
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d/2d/3d, and the layers of
+their parts: Unfold (im2col), Fold (col2im) and ChannelShuffle (for grouped convolutions).
 
 Each calls a function of `chainrule.ops.conv` and owns a weight and a bias, initialised with
 PyTorch's formulas (the random numbers differ). Pooling layers are in `chainrule.nn.pooling`.
@@ -11,12 +12,25 @@ import math
 from .._tensor import Tensor
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, ShapeError
-from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d
+from ..ops.conv import (
+    channel_shuffle,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    fold,
+    unfold,
+)
 from ..ops.padding import pad
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = [
+    "ChannelShuffle", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "Fold", "Unfold",
+]  # fmt: skip
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -297,3 +311,92 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     _spatial = 2
     _function = staticmethod(conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution over (N, C, D, H, W) or (C, D, H, W) inputs, as
+    ``torch.nn.ConvTranspose3d``: the weight is (in_channels, out_channels/groups, kD, kH, kW).
+
+    >>> import chainrule
+    >>> layer = ConvTranspose3d(2, 3, 2)
+    >>> layer
+    ConvTranspose3d(2, 3, kernel_size=(2, 2, 2), stride=(1, 1, 1))
+    >>> layer(chainrule.zeros(1, 2, 2, 3, 4)).shape
+    (1, 3, 3, 4, 5)
+    """
+
+    _spatial = 3
+    _function = staticmethod(conv_transpose3d)
+
+
+class Unfold(Module):
+    """Every sliding window of (N, C, H, W) inputs as a column, as ``torch.nn.Unfold`` (see
+    `chainrule.nn.functional.unfold`).
+
+    >>> import chainrule
+    >>> Unfold(2)
+    Unfold(kernel_size=2, dilation=1, padding=0, stride=1)
+    >>> Unfold(2)(chainrule.zeros(1, 3, 4, 4)).shape
+    (1, 12, 9)
+    """
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+            f"stride={self.stride}"
+        )
+
+
+class Fold(Unfold):
+    """Columns summed back into an image of ``output_size``, as ``torch.nn.Fold`` (see
+    `chainrule.nn.functional.fold`).
+
+    >>> import chainrule
+    >>> Fold(3, 2)
+    Fold(output_size=3, kernel_size=2, dilation=1, padding=0, stride=1)
+    >>> Fold(3, 2)(chainrule.ones(1, 4, 4))[0, 0]
+    tensor([[1., 2., 1.],
+            [2., 4., 2.],
+            [1., 2., 1.]])
+    """
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__(kernel_size, dilation, padding, stride)
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                    self.stride)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}, " + super().extra_repr()
+
+
+class ChannelShuffle(Module):
+    """The channels of (N, C, ...) inputs regrouped as `chainrule.channel_shuffle`, as
+    ``torch.nn.ChannelShuffle``.
+
+    >>> import chainrule
+    >>> ChannelShuffle(2)
+    ChannelShuffle(groups=2)
+    >>> ChannelShuffle(2)(chainrule.arange(4.0).reshape(1, 4, 1)).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

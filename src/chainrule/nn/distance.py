@@ -8,11 +8,12 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
-from ..errors import ShapeError, fmt_shape
+from ..errors import DomainError, ShapeError, fmt_shape
 from .module import Module
 
 __all__ = [
     "CosineSimilarity", "PairwiseDistance", "cosine_similarity", "normalize", "pairwise_distance",
+    "pdist",
 ]  # fmt: skip
 
 
@@ -71,6 +72,24 @@ def pairwise_distance(
     if x1.ndim == 0:
         raise ShapeError("pairwise_distance: inputs must have at least one dimension")
     return ops.norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between the rows of an (N, M) input, each pair i < j once, in
+    row-major order: N (N - 1) / 2 of them. The gradient at a zero distance is 0.
+
+    >>> import chainrule as cr
+    >>> pdist(cr.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    shape = np.shape(input)
+    if len(shape) != 2:
+        raise ShapeError(f"pdist: input must be a 2-D (N, M) tensor, got {fmt_shape(shape)}")
+    if not p >= 0:
+        raise DomainError(f"pdist: p must be non-negative, got {p!r}")
+    first, second = np.triu_indices(shape[0], k=1)
+    pairs = input[Tensor._make(first)] - input[Tensor._make(second)]
+    return ops.norm(pairs, p, -1)
 
 
 class CosineSimilarity(Module):

@@ -1,6 +1,7 @@
 """Functional forms of layers and losses, with PyTorch's names: ``import chainrule.nn.functional
 as F``. Each is composed from the differentiable ops in `chainrule.ops` (so higher derivatives
-come free). Re-exported here: the losses (`chainrule.nn.losses`), normalisation
+come free). Re-exported here: the activations (`nn.activation_functions`), dropouts (`nn.dropouts`),
+the losses (`chainrule.nn.losses`), normalisation
 (`nn.norms`), distances (`nn.distance`), lookups (`nn.sparse`), resampling (`nn.sampling`),
 convolution, ``unfold`` and ``fold`` (`chainrule.ops.conv`), pooling (`chainrule.ops.pool`) and
 ``pad``. The modules that hold weights are in `chainrule.nn.layers` and its neighbours.
@@ -31,9 +32,56 @@ from ..ops.pool import (
     max_pool1d,
     max_pool2d,
 )
-from ..random import default_generator
 from ._checks import _array, _check_probability
-from .distance import cosine_similarity, normalize, pairwise_distance
+from .activation_functions import (
+    celu,
+    celu_,
+    elu,
+    elu_,
+    gelu,
+    glu,
+    gumbel_softmax,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    log_softmax,
+    logsigmoid,
+    mish,
+    prelu,
+    relu,
+    relu6,
+    relu_,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    sigmoid,
+    silu,
+    softmax,
+    softmin,
+    softplus,
+    softshrink,
+    softsign,
+    tanh,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+from .ctc import ctc_loss
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist
+from .dropouts import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+from .linear_losses import linear_cross_entropy
 from .losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -48,9 +96,21 @@ from .losses import (
     smooth_l1_loss,
     triplet_margin_loss,
 )
+from .losses_margin import (
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_with_distance_loss,
+)
 from .norms import batch_norm, group_norm, instance_norm, layer_norm, rms_norm
 from .sampling import interpolate, pixel_shuffle, pixel_unshuffle
 from .sparse import _indices, embedding, embedding_bag
+from .spatial_functions import *  # noqa: F403  (3-D, Lp, fractional pools, grid_sample...)
+from .spatial_functions import __all__ as _spatial
 
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "fold", "max_pool2d", "unfold",
@@ -67,246 +127,16 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d", "interpolate", "max_pool1d", "pixel_shuffle",
     "pixel_unshuffle",
 ]  # fmt: skip
-
-# Shared by the activations (argument checks are in `nn._checks`).
-
-
-def _in_place(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
-    """``out``, written back into ``input`` when ``inplace`` (the graph records the copy)."""
-    return input.copy_(out) if inplace else out
-
-
-# Activations.
-
-
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0), elementwise; the gradient at 0 is 0.
-
-    >>> import chainrule as cr
-    >>> relu(cr.tensor([-1.0, 2.0]))
-    tensor([0., 2.])
-    """
-    return _in_place(input, ops.relu(input), inplace)
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """x where x > 0, else negative_slope * x.
-
-    >>> import chainrule as cr
-    >>> leaky_relu(cr.tensor([-1.0, 2.0]), 0.1)
-    tensor([-0.1000,  2.0000])
-    """
-    return _in_place(input, ops.leaky_relu(input, negative_slope), inplace)
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x), Phi the standard normal CDF; ``approximate="tanh"`` uses the tanh formula.
-
-    >>> import chainrule as cr
-    >>> gelu(cr.tensor([0.0, 1.0]))
-    tensor([0.0000, 0.8413])
-    """
-    return ops.gelu(input, approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * sigmoid(x) (swish).
-
-    >>> import chainrule as cr
-    >>> silu(cr.tensor([0.0, 1.0]))
-    tensor([0.0000, 0.7311])
-    """
-    return _in_place(input, ops.silu(input), inplace)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """1 / (1 + exp(-x)), exact in both tails.
-
-    >>> import chainrule as cr
-    >>> sigmoid(cr.tensor([0.0]))
-    tensor([0.5000])
-    """
-    return ops.sigmoid(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """The hyperbolic tangent, elementwise.
-
-    >>> import chainrule as cr
-    >>> tanh(cr.tensor([0.0]))
-    tensor([0.])
-    """
-    return ops.tanh(input)
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold, as in PyTorch.
-
-    >>> import chainrule as cr
-    >>> softplus(cr.tensor([0.0, 30.0]))
-    tensor([ 0.6931, 30.0000])
-    """
-    scaled = input if beta == 1 else input * beta
-    smooth = ops.softplus(scaled) if beta == 1 else ops.softplus(scaled) / beta
-    return ops.where(scaled > threshold, input, smooth)
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """x where x > 0, else alpha * (exp(x) - 1); the slope at 0 is alpha, as in PyTorch.
-
-    >>> import chainrule as cr
-    >>> elu(cr.tensor([-1.0, 2.0]))
-    tensor([-0.6321,  2.0000])
-    """
-    # Clamping first keeps exp from overflowing (and its gradient from being inf * 0) for
-    # large x, whose branch where() discards anyway.
-    negative = ops.expm1(ops.clamp(input, max=0.0)) * alpha
-    return _in_place(input, ops.where(input > 0, input, negative), inplace)
-
-
-def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
-    """exp(x) normalised to sum to 1 along ``dim`` (the input is cast to ``dtype`` first).
-
-    >>> import chainrule as cr
-    >>> softmax(cr.tensor([0.0, 0.0]), dim=0)
-    tensor([0.5000, 0.5000])
-    """
-    return ops.softmax(input if dtype is None else input.to(dtype), dim)
-
-
-def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
-    """log(softmax(x)) along ``dim``, as x - logsumexp(x): finite for inputs like ±1000.
-
-    >>> import chainrule as cr
-    >>> log_softmax(cr.tensor([0.0, 1000.0]), dim=0)
-    tensor([-1000.,     0.])
-    """
-    return ops.log_softmax(input if dtype is None else input.to(dtype), dim)
-
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """scale * elu(x, alpha) with PyTorch's self-normalising constants (alpha ≈ 1.6733,
-    scale ≈ 1.0507).
-
-    >>> import chainrule as cr
-    >>> selu(cr.tensor([-1.0, 1.0]))
-    tensor([-1.1113,  1.0507])
-    """
-    return _in_place(input, elu(input, _SELU_ALPHA) * _SELU_SCALE, inplace)
-
-
-def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * tanh(softplus(x)).
-
-    >>> import chainrule as cr
-    >>> mish(cr.tensor([0.0, 1.0]))
-    tensor([0.0000, 0.8651])
-    """
-    return _in_place(input, input * ops.tanh(ops.softplus(input)), inplace)
-
-
-def hardtanh(
-    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
-) -> Tensor:
-    """x clamped to [min_val, max_val]; the gradient is 1 strictly inside, else 0 (so 0 at
-    the bounds themselves, as PyTorch's hardtanh and unlike its clamp).
-
-    >>> import chainrule as cr
-    >>> hardtanh(cr.tensor([-3.0, 0.5, 3.0]))
-    tensor([-1.0000,  0.5000,  1.0000])
-    """
-    if min_val > max_val:
-        raise DomainError(f"hardtanh: min_val {min_val} is above max_val {max_val}")
-    inside = (input > min_val) & (input < max_val)
-    bounded = np.clip(_array(input), min_val, max_val)
-    return _in_place(input, ops.where(inside, input, bounded), inplace)
-
-
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """min(max(x, 0), 6): `hardtanh` on [0, 6].
-
-    >>> import chainrule as cr
-    >>> relu6(cr.tensor([-1.0, 3.0, 9.0]))
-    tensor([0., 3., 6.])
-    """
-    return hardtanh(input, 0.0, 6.0, inplace)
-
-
-def softsign(input: Tensor) -> Tensor:
-    """x / (1 + |x|).
-
-    >>> import chainrule as cr
-    >>> softsign(cr.tensor([-3.0, 1.0]))
-    tensor([-0.7500,  0.5000])
-    """
-    return input / (ops.abs(input) + 1)
-
-
-def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """The gated linear unit: a * sigmoid(b), where a and b are the halves of ``dim``.
-
-    >>> import chainrule as cr
-    >>> glu(cr.tensor([2.0, 0.0]))
-    tensor([1.])
-    """
-    shape = np.shape(input)
-    if not shape or shape[dim] % 2:
-        raise ShapeError(
-            f"glu: dim {dim} of the input of shape {fmt_shape(shape)} must have an even size"
-        )
-    a, b = ops.chunk(input, 2, dim)
-    return a * ops.sigmoid(b)
-
-
-def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """x where x > 0, else weight * x, with one learned slope (weight of 1 element) or one
-    per channel (dim 1 of the input, or dim 0 of a 1-D input).
-
-    >>> import chainrule as cr
-    >>> prelu(cr.tensor([[-2.0, 2.0]]), cr.tensor([0.25]))
-    tensor([[-0.5000,  2.0000]])
-    """
-    shape, count = np.shape(input), int(np.prod(np.shape(weight), dtype=np.int64))
-    channels = 1 if not shape else shape[1] if len(shape) >= 2 else shape[0]
-    if count not in (1, channels) or np.ndim(weight) > 1:
-        raise ShapeError(
-            f"prelu: weight of shape {fmt_shape(np.shape(weight))} must have 1 element or one "
-            f"per channel ({channels}) of the input of shape {fmt_shape(shape)}"
-        )
-    if count > 1 and len(shape) >= 2:
-        weight = weight.reshape((-1,) + (1,) * (len(shape) - 2))
-    return ops.where(input > 0, input, input * weight)
-
-
-def gumbel_softmax(
-    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
-) -> Tensor:
-    """A sample from the Gumbel-softmax (concrete) distribution: softmax((logits + g) / tau)
-    with g standard Gumbel noise from `chainrule.default_generator()`.
-
-    With ``hard`` the result is the one-hot of the sample's argmax, while the gradient is the
-    soft sample's (the straight-through estimator). ``eps`` is unused, as in PyTorch.
-
-    >>> import chainrule as cr
-    >>> sample = gumbel_softmax(cr.zeros(2, 3), tau=0.5, hard=True)
-    >>> sample.sum(-1)
-    tensor([1., 1.])
-    """
-    if not tau > 0:
-        raise DomainError(f"gumbel_softmax: tau must be positive, got {tau!r}")
-    gumbels = -np.log(default_generator().exponential(1.0, np.shape(logits)))
-    soft = ops.softmax((logits + gumbels.astype(logits.dtype)) / tau, dim)
-    if not hard:
-        return soft
-    dim %= soft.ndim
-    picked = np.expand_dims(np.argmax(soft.data, axis=dim), dim)
-    classes = np.arange(soft.shape[dim]).reshape([-1 if d == dim else 1 for d in range(soft.ndim)])
-    return soft - soft.detach() + (picked == classes).astype(soft.dtype)
-
+__all__ += [
+    "alpha_dropout", "celu", "celu_", "dropout3d", "elu_", "feature_alpha_dropout", "hardshrink",
+    "hardsigmoid", "hardswish", "hardtanh_", "leaky_relu_", "logsigmoid", "relu_", "rrelu",
+    "rrelu_", "selu_", "softmin", "softshrink", "tanhshrink", "threshold", "threshold_",
+    "ctc_loss", "gaussian_nll_loss", "hinge_embedding_loss", "multi_margin_loss",
+    "multilabel_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+    "soft_margin_loss", "triplet_margin_with_distance_loss", "pdist",
+]  # fmt: skip
+__all__ += _spatial
+__all__ += ["linear_cross_entropy"]
 
 # Layers without state.
 
@@ -351,76 +181,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         )
     out = ops.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
-
-
-def _channel_dropout(
-    input: Tensor, p: float, training: bool, inplace: bool, spatial: int, op: str
-) -> Tensor:
-    """Zero whole channels: one draw per (N, C), shared over the last ``spatial`` dims."""
-    p = _check_probability(p, op)
-    shape = np.shape(input)
-    if len(shape) not in (spatial + 1, spatial + 2):
-        raise ShapeError(
-            f"{op}: input must have {spatial + 1} (unbatched) or {spatial + 2} dims, got shape "
-            f"{fmt_shape(shape)}"
-        )
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return _in_place(input, input * 0.0, inplace)
-    mask_shape = shape[:-spatial] + (1,) * spatial
-    keep = default_generator().random(mask_shape) >= p
-    scale = (keep * (1.0 / (1.0 - p))).astype(input.dtype)
-    return _in_place(input, input * scale, inplace)
-
-
-def dropout1d(
-    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
-) -> Tensor:
-    """Zero each channel of an (N, C, L) or (C, L) input with probability ``p`` (the whole
-    length at once) and scale the rest by 1 / (1 - p), while training.
-
-    >>> import chainrule as cr
-    >>> out = dropout1d(cr.ones(1, 100, 3), p=0.5)
-    >>> bool(((out == 0).all(-1) | (out == 2).all(-1)).all())
-    True
-    """
-    return _channel_dropout(input, p, training, inplace, 1, "dropout1d")
-
-
-def dropout2d(
-    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
-) -> Tensor:
-    """Zero each channel of an (N, C, H, W) or (C, H, W) input with probability ``p`` and
-    scale the rest by 1 / (1 - p), while training. (PyTorch reads a 3-D input as (N, C, L)
-    for now and warns; here it is one unbatched image.)
-
-    >>> import chainrule as cr
-    >>> dropout2d(cr.ones(1, 2, 2, 2), training=False).shape
-    (1, 2, 2, 2)
-    """
-    return _channel_dropout(input, p, training, inplace, 2, "dropout2d")
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p) (training).
-
-    The mask comes from `chainrule.default_generator()`, so `chainrule.manual_seed` repeats
-    it; the numbers differ from PyTorch's. Outside training (or for p = 0) the input passes.
-
-    >>> import chainrule as cr
-    >>> out = dropout(cr.ones(1000), p=0.25)
-    >>> sorted(set(out.tolist()))  # dropped, or scaled by 1 / 0.75
-    [0.0, 1.3333333730697632]
-    """
-    p = _check_probability(p, "dropout")
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return _in_place(input, input * 0.0, inplace)
-    keep = default_generator().random(np.shape(input)) >= p  # kept with probability 1 - p
-    scale = keep.astype(input.dtype) * (1.0 / (1.0 - p))
-    return _in_place(input, input * scale.astype(input.dtype), inplace)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

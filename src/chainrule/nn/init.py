@@ -281,3 +281,34 @@ def orthogonal_(
     if rows < columns:
         q = q.T
     return _fill(tensor, (gain * q).reshape(tensor.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight so that the convolution copies its input: in each
+    of ``groups`` groups, output channel d takes input channel d at the kernel's centre (for as
+    many channels as both sides have); zeros elsewhere. In place.
+
+    >>> import chainrule
+    >>> dirac_(chainrule.empty(2, 2, 3))
+    tensor([[[0., 1., 0.],
+             [0., 0., 0.]],
+    <BLANKLINE>
+            [[0., 0., 0.],
+             [0., 1., 0.]]])
+    """
+    if _check(tensor, "dirac_").ndim not in (3, 4, 5):
+        raise DomainError(
+            f"dirac_: needs a 3-, 4- or 5-D convolution weight, got shape {fmt_shape(tensor.shape)}"
+        )
+    if not isinstance(groups, numbers.Integral) or groups < 1 or tensor.shape[0] % groups:
+        raise DomainError(
+            f"dirac_: groups={groups!r} must be a positive int dividing the {tensor.shape[0]} "
+            "output channels"
+        )
+    per_group = tensor.shape[0] // groups
+    channels = np.arange(min(per_group, tensor.shape[1]))
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    values = np.zeros(tensor.shape)
+    for g in range(groups):
+        values[(g * per_group + channels, channels, *centre)] = 1
+    return _fill(tensor, values)

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
 from ..graph import RemovableHandle
-from .utils import zero_grads
+from .grads import zero_grads
 
 
 class StateDictError(ChainruleError, RuntimeError):

@@ -17,10 +17,11 @@ from ..errors import DomainError, ShapeError, fmt_shape
 from . import functional as F
 from . import init
 from .module import Module, Parameter
+from .norms import cross_map_lrn2d
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm",
-    "RMSNorm",
+    "RMSNorm", "BatchNorm3d", "CrossMapLRN2d", "InstanceNorm3d", "LocalResponseNorm",
 ]  # fmt: skip
 
 
@@ -332,3 +333,65 @@ class RMSNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
         )
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) inputs, per channel C (see `BatchNorm1d`).
+
+    >>> import chainrule
+    >>> BatchNorm3d(2)(chainrule.randn(3, 2, 2, 2, 2)).shape
+    (3, 2, 2, 2, 2)
+    """
+
+    _input_dims = (5,)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) inputs (see
+    `InstanceNorm1d`).
+
+    >>> InstanceNorm3d(3)
+    InstanceNorm3d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)
+    """
+
+    _input_dims = (5, 4)
+
+
+class LocalResponseNorm(Module):
+    """Each element divided by (k + alpha * mean of squares over ``size`` neighbouring
+    channels) ** beta; see `chainrule.nn.functional.local_response_norm`.
+
+    >>> import chainrule
+    >>> LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    >>> LocalResponseNorm(2, alpha=1.0, beta=1.0)(chainrule.tensor([[[2.0], [0.0]]]))
+    tensor([[[0.6667],
+             [0.0000]]])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """Lua Torch's local response normalisation of (N, C, H, W) inputs, as
+    ``torch.nn.CrossMapLRN2d``: its own channel windows (see `chainrule.nn.norms.cross_map_lrn2d`),
+    which differ from `LocalResponseNorm`'s. Values match PyTorch; the gradient is the exact
+    derivative (PyTorch's hand-written backward fails for batches of more than one).
+
+    >>> CrossMapLRN2d(3)
+    CrossMapLRN2d(3, alpha=0.0001, beta=0.75, k=1)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1):
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)

@@ -13,7 +13,14 @@ from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, ShapeError, fmt_shape
 
-__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "rms_norm"]
+__all__ = [
+    "batch_norm",
+    "group_norm",
+    "instance_norm",
+    "layer_norm",
+    "local_response_norm",
+    "rms_norm",
+]
 
 
 def layer_norm(
@@ -240,3 +247,68 @@ def rms_norm(
     dims = tuple(range(-len(shape), 0))
     out = input * ops.rsqrt((input * input).mean(dims, keepdim=True) + eps)
     return out if weight is None else out * weight
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """Each element divided by (k + alpha * mean of the squares of ``size`` neighbouring
+    channels) ** beta, over an (N, C, ...) input: the window covers size // 2 channels
+    before and (size - 1) // 2 after (zeros past the edges count in the mean), as PyTorch.
+
+    >>> import chainrule as cr
+    >>> local_response_norm(cr.tensor([[[2.0], [0.0]]]), 2, alpha=1.0, beta=1.0)
+    tensor([[[0.6667],
+             [0.0000]]])
+    """
+    shape = np.shape(input)
+    if len(shape) < 3:
+        raise ShapeError(
+            f"local_response_norm: input must have 3 or more dims, (N, C, ...), got shape "
+            f"{fmt_shape(shape)}"
+        )
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise DomainError(f"local_response_norm: size must be a positive int, got {size!r}")
+    if not np.prod(shape):
+        return input
+    squares = (input * input).reshape(shape[0], shape[1], -1)
+    padded = ops.pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    means = padded.unfold(1, size, 1).mean(-1).reshape(shape)
+    return input / (means * alpha + k) ** beta
+
+
+def _cross_map_windows(channels: int, size: int) -> np.ndarray:
+    """The (C, C) 0/1 matrix of which channels' squares PyTorch's CrossMapLRN2d sums for each
+    channel: its running window, replayed step by step (the first channel, once added, is
+    never taken out again; a window of even ``size`` covers size - 1 channels)."""
+    reach = (size - 1) // 2 + 1
+    windows = np.zeros((channels, channels))
+    windows[0, : min(reach, channels)] = 1
+    for c in range(1, channels):
+        windows[c] = windows[c - 1]
+        if c < channels - reach + 1:
+            windows[c, c + reach - 1] += 1
+        if c > reach:
+            windows[c, c - reach] -= 1
+    return windows
+
+
+def cross_map_lrn2d(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """Local response normalisation of an (N, C, H, W) input as ``torch.nn.CrossMapLRN2d``
+    (the Lua Torch layer): x * (k + alpha / size * windowed sum of squares) ** -beta, with
+    that layer's own windows (`_cross_map_windows`), which differ from `local_response_norm`.
+
+    >>> import chainrule as cr
+    >>> cross_map_lrn2d(cr.tensor([[[[2.0]], [[0.0]]]]), 3, alpha=3.0, beta=1.0)
+    tensor([[[[0.4000]],
+    <BLANKLINE>
+             [[0.0000]]]])
+    """
+    shape = np.shape(input)
+    if len(shape) != 4:
+        raise ShapeError(f"CrossMapLRN2d: input must be 4-D (N, C, H, W), got {fmt_shape(shape)}")
+    windows = _cross_map_windows(shape[1], size).astype(input.dtype)
+    sums = ops.einsum("cj,njhw->nchw", windows, input * input)
+    return input * (sums * (alpha / size) + k) ** -beta

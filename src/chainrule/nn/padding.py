@@ -1,5 +1,6 @@
-"""Padding layers: ZeroPad1d/2d, ConstantPad1d/2d, ReflectionPad1d/2d, ReplicationPad1d/2d and
-CircularPad1d/2d, each `chainrule.ops.padding.pad` with a fixed mode and amounts."""
+"""Padding layers: ZeroPad1d/2d/3d, ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d,
+ReplicationPad1d/2d/3d and CircularPad1d/2d/3d, each `chainrule.ops.padding.pad` with a fixed
+mode and amounts."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from .module import Module
 __all__ = [
     "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
     "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+    "CircularPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d",
 ]  # fmt: skip
 
 
@@ -38,7 +40,7 @@ class _PadNd(Module):
         return pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
-        if self._mode == "constant" and not isinstance(self, (ZeroPad1d, ZeroPad2d)):
+        if self._mode == "constant" and not isinstance(self, (ZeroPad1d, ZeroPad2d, ZeroPad3d)):
             return f"padding={self.padding}, value={self.value}"
         return f"{self.padding}"
 
@@ -145,3 +147,55 @@ class CircularPad2d(CircularPad1d):
     """
 
     _spatial = 2
+
+
+class ConstantPad3d(ConstantPad1d):
+    """Pad the last three dims with ``value``: (left, right, top, bottom, front, back).
+
+    >>> ConstantPad3d(1, 2.0)
+    ConstantPad3d(padding=(1, 1, 1, 1, 1, 1), value=2.0)
+    """
+
+    _spatial = 3
+
+
+class ZeroPad3d(_PadNd):
+    """Pad the last three dims with zeros.
+
+    >>> import chainrule
+    >>> ZeroPad3d((1, 0, 0, 0, 0, 1))(chainrule.ones(1, 1, 1, 1)).shape
+    (1, 2, 1, 2)
+    """
+
+    _spatial = 3
+
+
+class ReflectionPad3d(ReflectionPad1d):
+    """Pad the last three dims with their reflection.
+
+    >>> ReflectionPad3d(1)
+    ReflectionPad3d((1, 1, 1, 1, 1, 1))
+    """
+
+    _spatial = 3
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    """Pad the last three dims by repeating their edges.
+
+    >>> import chainrule
+    >>> ReplicationPad3d(1)(chainrule.ones(1, 1, 1, 1)).shape
+    (1, 3, 3, 3)
+    """
+
+    _spatial = 3
+
+
+class CircularPad3d(CircularPad1d):
+    """Pad the last three dims by wrapping around.
+
+    >>> CircularPad3d(1)
+    CircularPad3d((1, 1, 1, 1, 1, 1))
+    """
+
+    _spatial = 3

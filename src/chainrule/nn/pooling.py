@@ -1,5 +1,6 @@
-"""Pooling layers: max, average and adaptive pooling in 1-D and 2-D, each calling a function
-of `chainrule.ops.pool` (where the window and tie rules are described)."""
+"""Pooling layers: max, average and adaptive pooling in 1-D, 2-D and 3-D and Lp pooling, each
+calling a function of `chainrule.ops.pool` or `chainrule.ops.pool3d` (where the window and tie
+rules are described). Unpooling and fractional pooling are in `chainrule.nn.unpooling`."""
 
 from __future__ import annotations
 
@@ -14,11 +15,21 @@ from ..ops.pool import (
     max_pool1d,
     max_pool2d,
 )
+from ..ops.pool3d import (
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool3d,
+)
 from .module import Module
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+    "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool3d",
 ]  # fmt: skip
 
 
@@ -227,3 +238,124 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
     def forward(self, input: Tensor):
         return adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """The maximum over each window of (N, C, D, H, W) or (C, D, H, W) inputs, as
+    ``torch.nn.MaxPool3d``.
+
+    >>> import chainrule
+    >>> pool = MaxPool3d(2)
+    >>> pool
+    MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(chainrule.zeros(1, 2, 4, 5, 6)).shape
+    (1, 2, 2, 2, 3)
+    """
+
+    def forward(self, input: Tensor):
+        return max_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation,
+            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
+        )  # fmt: skip
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean over each window of (N, C, D, H, W) or (C, D, H, W) inputs, as
+    ``torch.nn.AvgPool3d``.
+
+    >>> import chainrule
+    >>> pool = AvgPool3d(2, stride=1)
+    >>> pool
+    AvgPool3d(kernel_size=2, stride=1, padding=0)
+    >>> pool(chainrule.ones(2, 3, 3, 3)).shape
+    (2, 2, 2, 2)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+            self.count_include_pad, self.divisor_override,
+        )  # fmt: skip
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) inputs to ``output_size`` (None
+    keeps a size).
+
+    >>> import chainrule
+    >>> AdaptiveAvgPool3d((1, None, 2))(chainrule.ones(1, 3, 4, 5, 6)).shape
+    (1, 3, 1, 5, 2)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) inputs to ``output_size``;
+    ``return_indices`` also returns flat positions into D*H*W.
+
+    >>> import chainrule
+    >>> AdaptiveMaxPool3d(2)(chainrule.ones(3, 4, 5, 6)).shape
+    (3, 2, 2, 2)
+    """
+
+    def forward(self, input: Tensor):
+        return adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    """(sum of x**norm_type over each window) ** (1 / norm_type); see `lp_pool1d`."""
+
+    _function = staticmethod(lp_pool1d)
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._function(input, self.norm_type, self.kernel_size, self.stride,
+                              self.ceil_mode)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+            f"ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Lp pooling of (N, C, L) or (C, L) inputs, as ``torch.nn.LPPool1d``.
+
+    >>> import chainrule
+    >>> pool = LPPool1d(2, 2)
+    >>> pool
+    LPPool1d(norm_type=2, kernel_size=2, stride=None, ceil_mode=False)
+    >>> pool(chainrule.tensor([[3.0, 4.0]]))
+    tensor([[5.]])
+    """
+
+
+class LPPool2d(_LPPoolNd):
+    """Lp pooling of (N, C, H, W) or (C, H, W) inputs, as ``torch.nn.LPPool2d``.
+
+    >>> import chainrule
+    >>> LPPool2d(1, (1, 2))(chainrule.ones(1, 2, 4)).tolist()
+    [[[2.0, 2.0], [2.0, 2.0]]]
+    """
+
+    _function = staticmethod(lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Lp pooling of (N, C, D, H, W) or (C, D, H, W) inputs, as ``torch.nn.LPPool3d``.
+
+    >>> import chainrule
+    >>> round(LPPool3d(2, 2)(chainrule.ones(1, 2, 2, 2)).item(), 4)  # sqrt(8)
+    2.8284
+    """
+
+    _function = staticmethod(lp_pool3d)

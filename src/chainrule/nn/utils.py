@@ -1,163 +1,196 @@
-"""Gradient clipping: `clip_grad_norm_` and `clip_grad_value_`, changing ``.grad`` in place;
-`zero_grads`, which `Module.zero_grad` and `Optimizer.zero_grad` share; `parameters_to_vector`
-and `vector_to_parameters`.
-
-Both follow PyTorch's formulas, so a training loop gives the same numbers in both libraries.
-"""
+"""PyTorch's ``torch.nn.utils``: gradient clipping and parameter vectors (from `nn.grads`),
+weight and spectral normalization hooks (from `nn.reparam`), and here folding a BatchNorm in
+evaluation mode into the convolution or linear layer before it, `skip_init`, and the memory
+format converters (no-ops: NumPy arrays have no channels-last layout)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
-
-import numpy as np
+import copy
+from typing import Any, TypeVar
 
 from .._tensor import Tensor
-from ..autograd import no_grad
-from ..errors import DomainError, DTypeError, fmt_shape
-from ..ops import cat, reshape
+from ..errors import DomainError, ShapeError
+from .grads import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+    parameters_to_vector,
+    vector_to_parameters,
+    zero_grads,
+)
+from .module import Module, Parameter
+from .reparam import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
+
+ModuleT = TypeVar("ModuleT", bound=Module)
 
 
-def zero_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:
-    """Clear each parameter's gradient: to None (default) or to zeros in place."""
-    for param in parameters:
-        if param.grad is None:
-            continue
-        if set_to_none:
-            param.grad = None
-        else:
-            with no_grad():
-                param.grad = param.grad.detach().zero_()
-
-
-def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    return [p for p in parameters if p.grad is not None]
-
-
-def _scale_grad(param: Tensor, factor: np.ndarray) -> None:
-    g = param.grad.data
-    if g.flags.writeable:
-        g *= factor.astype(g.dtype)
-    else:  # a broadcast view from the engine cannot be written: replace it
-        param.grad = Tensor._make(g * factor.astype(g.dtype))
-
-
-def _vector_norm(x: np.ndarray, norm_type: float) -> np.ndarray:
-    """The ``norm_type``-norm of all elements of ``x``, in x's dtype (as linalg.vector_norm)."""
-    if x.size == 0:
-        return np.zeros((), x.dtype)
-    if norm_type == math.inf:
-        return np.max(np.abs(x))
-    if norm_type == -math.inf:
-        return np.min(np.abs(x))
-    if norm_type == 0:
-        return np.asarray(np.count_nonzero(x), x.dtype)
-    if norm_type == 2:
-        return np.sqrt(np.sum(x * x))
-    return np.sum(np.abs(x) ** norm_type) ** (1.0 / norm_type)
-
-
-def clip_grad_norm_(
-    parameters: Tensor | Iterable[Tensor],
-    max_norm: float,
-    norm_type: float = 2.0,
-    error_if_nonfinite: bool = False,
-) -> Tensor:
-    """Scale all gradients together so that their total norm is at most ``max_norm``.
-
-    The total norm is taken over every gradient as if they were one vector (``norm_type``
-    may be ``inf``); gradients are multiplied by ``min(1, max_norm / (total + 1e-6))``.
-    Returns the total norm before clipping. Parameters without a gradient are skipped.
-
-    >>> import chainrule
-    >>> w = chainrule.tensor([3.0, 4.0], requires_grad=True)
-    >>> (w * w).sum().backward()
-    >>> clip_grad_norm_([w], max_norm=1.0)
-    tensor(10.)
-    >>> round(float((w.grad * w.grad).sum()), 4)
-    1.0
-    """
-    params = _with_grads(parameters)
-    if not params:
-        return Tensor._make(np.zeros((), np.float32))
-    norm_type = float(norm_type)
-    dtype = np.result_type(*(p.grad.data.dtype for p in params))
-    norms = np.array([_vector_norm(p.grad.data, norm_type) for p in params], dtype)
-    total = _vector_norm(norms, norm_type)
-    if error_if_nonfinite and not np.isfinite(total):
+def _check_eval(op: str, layer: Module, bn: Module) -> None:
+    if layer.training or bn.training:
         raise DomainError(
-            f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is "
-            f"{float(total)}, so they cannot be clipped; set error_if_nonfinite=False to "
-            "scale by it anyway"
+            f"{op}: fusing needs both modules in evaluation mode (call .eval() first); the "
+            "batch statistics of training mode cannot be folded into weights"
         )
-    factor = np.minimum(np.asarray(float(max_norm), dtype) / (total + 1e-6), 1.0).astype(dtype)
-    for param in params:
-        _scale_grad(param, factor)
-    return Tensor._make(np.asarray(total, dtype))
+    if bn.running_mean is None or bn.running_var is None:
+        raise DomainError(f"{op}: the BatchNorm keeps no running statistics to fold in")
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
-    """Clamp every gradient element to [-clip_value, clip_value], in place.
+def fuse_conv_bn_weights(
+    conv_w: Tensor,
+    conv_b: Tensor | None,
+    bn_rm: Tensor,
+    bn_rv: Tensor,
+    bn_eps: float,
+    bn_w: Tensor | None,
+    bn_b: Tensor | None,
+    transpose: bool = False,
+) -> tuple[Parameter, Parameter]:
+    """The weight and bias of one convolution doing what the convolution with
+    (``conv_w``, ``conv_b``) followed by an evaluation-mode BatchNorm does: each output channel
+    scaled by ``bn_w / sqrt(bn_rv + bn_eps)`` and shifted. ``transpose`` for a transposed
+    convolution (output channels on dimension 1).
 
     >>> import chainrule
-    >>> w = chainrule.tensor([3.0, -4.0], requires_grad=True)
-    >>> (w * w).sum().backward()
-    >>> clip_grad_value_(w, 1.0)
-    >>> w.grad
-    tensor([ 1., -1.])
+    >>> w, b = fuse_conv_bn_weights(chainrule.ones(2, 1, 1), None, chainrule.zeros(2),
+    ...     chainrule.ones(2), 0.0, chainrule.tensor([2.0, 3.0]), chainrule.ones(2))
+    >>> w.flatten().tolist(), b.tolist()
+    ([2.0, 3.0], [1.0, 1.0])
     """
-    clip_value = float(clip_value)
-    if clip_value < 0:
-        raise DomainError(f"clip_grad_value_: clip_value must be non-negative, got {clip_value}")
-    for param in _with_grads(parameters):
-        g = param.grad.data
-        if g.flags.writeable:
-            np.clip(g, -clip_value, clip_value, out=g)
-        else:
-            param.grad = Tensor._make(np.clip(g, -clip_value, clip_value))
+    weight_dtype = conv_w.dtype
+    bias_dtype = conv_b.dtype if conv_b is not None else weight_dtype
+    conv_b = Tensor._make(bn_rm.data * 0) if conv_b is None else conv_b
+    bn_w = Tensor._make(bn_rm.data * 0 + 1) if bn_w is None else bn_w
+    bn_b = Tensor._make(bn_rm.data * 0) if bn_b is None else bn_b
+    rsqrt = (bn_rv + bn_eps).rsqrt()
+    shape = [1, -1] if transpose else [-1, 1]
+    shape += [1] * (conv_w.ndim - 2)
+    fused_w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(weight_dtype)
+    fused_b = ((conv_b - bn_rm) * rsqrt * bn_w + bn_b).to(bias_dtype)
+    return Parameter(fused_w.detach(), conv_w.requires_grad), Parameter(
+        fused_b.detach(), conv_b.requires_grad
+    )
 
 
-def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    """Every parameter flattened and joined into one 1-D tensor (differentiable).
+def fuse_conv_bn_eval(conv: ModuleT, bn: Module, transpose: bool = False) -> ModuleT:
+    """A new convolution (a deep copy of ``conv``) that computes ``bn(conv(x))``, both in
+    evaluation mode, in one layer.
 
     >>> import chainrule
-    >>> parameters_to_vector([chainrule.ones(2, 2), chainrule.zeros(1)])
-    tensor([1., 1., 1., 1., 0.])
+    >>> conv, bn = chainrule.nn.Conv2d(1, 2, 3).eval(), chainrule.nn.BatchNorm2d(2).eval()
+    >>> x = chainrule.randn(1, 1, 5, 5)
+    >>> bool(((fuse_conv_bn_eval(conv, bn)(x) - bn(conv(x))).abs().max() < 1e-5))
+    True
     """
-    params = list(parameters)
-    if not params:
-        raise DomainError("parameters_to_vector: got no parameters")
-    return cat([reshape(p, (-1,)) for p in params])
+    _check_eval("fuse_conv_bn_eval", conv, bn)
+    fused = copy.deepcopy(conv)
+    fused.weight, fused.bias = fuse_conv_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias,
+        transpose,
+    )  # fmt: skip
+    return fused
 
 
-def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
-    """Copy consecutive slices of the 1-D ``vec`` into each parameter, in place (the inverse
-    of `parameters_to_vector`).
+def fuse_linear_bn_weights(
+    linear_w: Tensor,
+    linear_b: Tensor | None,
+    bn_rm: Tensor,
+    bn_rv: Tensor,
+    bn_eps: float,
+    bn_w: Tensor,
+    bn_b: Tensor,
+) -> tuple[Parameter, Parameter]:
+    """The weight and bias of one linear layer doing what (``linear_w``, ``linear_b``)
+    followed by an evaluation-mode BatchNorm does.
 
     >>> import chainrule
-    >>> w, b = chainrule.zeros(2, 2), chainrule.zeros(1)
-    >>> vector_to_parameters(chainrule.arange(5.0), [w, b])
-    >>> w, b
-    (tensor([[0., 1.],
-            [2., 3.]]), tensor([4.]))
+    >>> w, b = fuse_linear_bn_weights(chainrule.ones(2, 3), None, chainrule.zeros(2),
+    ...     chainrule.ones(2), 0.0, chainrule.tensor([2.0, 3.0]), chainrule.zeros(2))
+    >>> w
+    Parameter containing:
+    tensor([[2., 2., 2.],
+            [3., 3., 3.]])
     """
-    if not isinstance(vec, Tensor):
-        raise DTypeError(f"vector_to_parameters: expected a Tensor, got {type(vec).__name__}")
-    if vec.ndim != 1:
-        raise DomainError(
-            f"vector_to_parameters: vec must be 1-D, got shape {fmt_shape(vec.shape)}"
+    weight_dtype = linear_w.dtype
+    bias_dtype = linear_b.dtype if linear_b is not None else weight_dtype
+    linear_b = Tensor._make(bn_rm.data * 0) if linear_b is None else linear_b
+    scale = bn_w * (bn_rv + bn_eps).rsqrt()
+    fused_w = linear_w * scale.unsqueeze(-1).to(weight_dtype)
+    fused_b = ((linear_b - bn_rm) * scale + bn_b).to(bias_dtype)
+    return Parameter(fused_w.detach(), linear_w.requires_grad), Parameter(
+        fused_b.detach(), linear_b.requires_grad
+    )
+
+
+def fuse_linear_bn_eval(linear: ModuleT, bn: Module) -> ModuleT:
+    """A new linear layer (a deep copy of ``linear``) that computes ``bn(linear(x))``, both in
+    evaluation mode; the BatchNorm has ``out_features`` features, or 1.
+
+    >>> import chainrule
+    >>> linear, bn = chainrule.nn.Linear(3, 2).eval(), chainrule.nn.BatchNorm1d(2).eval()
+    >>> x = chainrule.randn(4, 3)
+    >>> bool(((fuse_linear_bn_eval(linear, bn)(x) - bn(linear(x))).abs().max() < 1e-5))
+    True
+    """
+    _check_eval("fuse_linear_bn_eval", linear, bn)
+    if linear.out_features != bn.num_features and bn.num_features != 1:
+        raise ShapeError(
+            f"fuse_linear_bn_eval: the linear layer has {linear.out_features} outputs but the "
+            f"BatchNorm {bn.num_features} features; they must be equal (or the BatchNorm 1)"
         )
-    params = list(parameters)
-    total = sum(p.numel() for p in params)
-    if vec.numel() != total:
-        raise DomainError(
-            f"vector_to_parameters: vec has {vec.numel()} elements but the parameters hold {total}"
-        )
-    start = 0
-    with no_grad():
-        for param in params:
-            n = param.numel()
-            param.copy_(vec.data[start : start + n].reshape(param.shape))
-            start += n
+    fused = copy.deepcopy(linear)
+    fused.weight, fused.bias = fuse_linear_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
+    return fused
+
+
+def skip_init(module_cls: type[ModuleT], *args: Any, **kwargs: Any) -> ModuleT:
+    """``module_cls(*args, **kwargs)``, meant to be initialised by the caller.
+
+    PyTorch builds the module on the "meta" device and then allocates uninitialised memory,
+    skipping the initialisers' cost; chainrule has no meta device, so the module is built and
+    initialised as usual (the caller overwrites the values anyway). A ``device`` keyword is
+    accepted and dropped: chainrule has one device.
+
+    >>> import chainrule
+    >>> skip_init(chainrule.nn.Linear, 3, 2).weight.shape
+    (2, 3)
+    """
+    if not isinstance(module_cls, type) or not issubclass(module_cls, Module):
+        raise DomainError(f"skip_init: expected a Module class, got {module_cls!r}")
+    kwargs.pop("device", None)
+    return module_cls(*args, **kwargs)
+
+
+def convert_conv2d_weight_memory_format(module: ModuleT, memory_format: Any) -> ModuleT:
+    """Return ``module`` unchanged: PyTorch re-lays the weights of its 2-D convolutions in
+    ``memory_format`` (e.g. channels-last); NumPy arrays here have no such layout choice.
+
+    >>> import chainrule
+    >>> layer = chainrule.nn.Conv2d(1, 1, 3)
+    >>> convert_conv2d_weight_memory_format(layer, "channels_last") is layer
+    True
+    """
+    return module
+
+
+def convert_conv3d_weight_memory_format(module: ModuleT, memory_format: Any) -> ModuleT:
+    """Return ``module`` unchanged (no memory formats in NumPy; see
+    `convert_conv2d_weight_memory_format`).
+
+    >>> import chainrule
+    >>> layer = chainrule.nn.Conv3d(1, 1, 3)
+    >>> convert_conv3d_weight_memory_format(layer, "channels_last_3d") is layer
+    True
+    """
+    return module
+
+
+__all__ = [
+    "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+    "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
+    "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
+    "get_total_norm", "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm",
+    "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm", "zero_grads",
+]  # fmt: skip

@@ -20,12 +20,15 @@ from .. import xp
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..op import LINEAR, Op
-from .indexing import index_row
+from .indexing import getitem, index_row
 from .linalg import matmul, matmul_add_row, matmul_row
 from .padding import pad, pad_row
-from .shape import permute, reshape, unsqueeze
+from .shape import flip, permute, reshape, transpose, unsqueeze
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = [
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d",
+]  # fmt: skip
 
 
 # The rows work on 4-D (N, C, H, W) arrays; ``padding`` is ((top, bottom), (left, right)) and
@@ -417,6 +420,9 @@ def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, gr
             f"{op}: input of size {fmt_shape(sizes)} with padding {padding} gives a "
             "non-positive output size"
         )
+    if spatial == 3:
+        out = _transpose_by_conv(x, weight, bias, stride, padding, extra, groups, dilation)
+        return _unbatched(out, batched)
     if spatial == 1:
         kernel, stride, dilation, canvas = (1, *kernel), (1, *stride), (1, *dilation), (1, *canvas)
         padding, extra = (0, *padding), (0, *extra)
@@ -457,6 +463,68 @@ def conv_transpose2d(
     """
     return _conv_transpose("conv_transpose2d", input, weight, bias, stride, padding,
                            output_padding, groups, dilation, 2)  # fmt: skip
+
+
+def _transpose_by_conv(x, weight, bias, stride, padding, extra, groups, dilation):
+    """The transposed convolution as a plain one (3-D, where no fold row exists): zeros
+    inserted between the input's elements (stride - 1 of them), each side padded by
+    dilation * (k - 1) - padding (output_padding more after; negative amounts crop), then
+    `conv3d` with the kernel flipped and its in/out channels swapped within each group."""
+    n, c = np.shape(x)[:2]
+    for d, s in enumerate(stride):
+        if s > 1:
+            size, dim = np.shape(x)[2 + d], 3 + d
+            spread = pad(unsqueeze(x, dim), [0, 0] * (x.ndim - dim) + [0, s - 1])
+            merged = np.shape(x)[: 2 + d] + (size * s,) + np.shape(x)[3 + d :]
+            crop = (slice(None),) * (2 + d) + (slice(0, (size - 1) * s + 1),)
+            x = getitem(reshape(spread, merged), crop)
+    kernel = np.shape(weight)[2:]
+    amounts = []
+    for k, p, e, dil in zip(reversed(kernel), reversed(padding), reversed(extra),
+                            reversed(dilation)):  # fmt: skip
+        amounts += [dil * (k - 1) - p, dil * (k - 1) - p + e]
+    x = pad(x, amounts) if any(amounts) else x
+    w_shape = np.shape(weight)
+    grouped = reshape(weight, (groups, c // groups, w_shape[1], *kernel))
+    swapped = reshape(transpose(grouped, 1, 2), (w_shape[1] * groups, c // groups, *kernel))
+    return conv3d(x, flip(swapped, (2, 3, 4)), bias, dilation=dilation, groups=groups)
+
+
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+):
+    """The transposed 3-D convolution of an (N, C, D, H, W) or (C, D, H, W) input with a
+    weight of shape (C, out_channels/groups, kD, kH, kW); the arguments are as in
+    `conv_transpose2d`. Computed as a `conv3d` of the input spread out by the stride.
+
+    >>> import chainrule as cr
+    >>> conv_transpose3d(cr.ones(1, 1, 2, 2, 2), cr.ones(1, 1, 1, 1, 2), stride=(1, 1, 2))[0, 0, 0]
+    tensor([[1., 1., 1., 1.],
+            [1., 1., 1., 1.]])
+    """
+    return _conv_transpose("conv_transpose3d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation, 3)  # fmt: skip
+
+
+def channel_shuffle(input, groups: int):
+    """The channels (dim 1) of an (N, C, ...) input regrouped: C = groups x k channels read
+    as a (groups, k) grid and written out column by column (ShuffleNet's shuffle, which lets
+    grouped convolutions mix information across groups).
+
+    >>> import chainrule as cr
+    >>> channel_shuffle(cr.arange(6.0).reshape(1, 6, 1), 2).flatten()
+    tensor([0., 3., 1., 4., 2., 5.])
+    """
+    shape = np.shape(input)
+    if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups < 1:
+        raise DomainError(f"channel_shuffle: groups must be a positive int, got {groups!r}")
+    if len(shape) < 3 or shape[1] % groups:
+        raise ShapeError(
+            f"channel_shuffle: input must be (N, C, *) with C divisible by groups={groups}, "
+            f"got shape {fmt_shape(shape)}"
+        )
+    grid = reshape(input, (shape[0], groups, shape[1] // groups, *shape[2:]))
+    return reshape(transpose(grid, 1, 2), shape)
 
 
 def conv_transpose1d(

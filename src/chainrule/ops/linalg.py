@@ -56,11 +56,28 @@ def _batch_matmul(op: Op, values, batched, params):
     return op(*[with_rank(v, rank) if b else v for v, b in zip(values, batched)])
 
 
+def _matmul(x, y):
+    """np.matmul, except that a stack of matrices times one matrix (a linear layer on
+    (batch, tokens, features)) is one product with the stack merged into the rows: one BLAS
+    call instead of one per matrix."""
+    if y.ndim == 2 and x.ndim > 2:
+        return (x.reshape(-1, x.shape[-1]) @ y).reshape(*x.shape[:-1], y.shape[-1])
+    return np.matmul(x, y)
+
+
+def _matmul_grad_y(g, x, y_shape):
+    """The gradient of x @ y for y: x.mT @ g, whose stack the engine would sum; for a single
+    matrix y, the same sum as one product over the merged rows."""
+    if len(y_shape) == 2 and x.ndim > 2:
+        return x.reshape(-1, x.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
+    return x.mT @ g
+
+
 # fmt: off
 # Both operands have at least 2 dims here (matmul() promotes vectors first), so each rule is
 # one product; the engine sums the gradient over broadcast batch dims.
-matmul_row = Op("matmul", np.matmul,
-                vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g),
+matmul_row = Op("matmul", _matmul,
+                vjp=(lambda g, y: g @ y.mT, _matmul_grad_y),
                 jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy),
                 kind="contraction", batch=_batch_matmul, flops=matmul_flops,
                 doc="The matrix product of x and y (2 dims or more), batch dims broadcast.")

@@ -1,4 +1,5 @@
-"""Elementwise math rows beyond the basics: inverse trig, rounding, remainders, bitwise, tests.
+"""Elementwise math rows beyond the basics: inverse trig, rounding, remainders, bitwise, tests,
+and the integer and float-bits helpers (gcd, lcm, frexp, ldexp, nextafter, signbit, isin).
 
 Dtypes follow PyTorch: ops defined on real numbers (asin, atan2, erfinv...) turn integer and
 bool inputs into float32, the default dtype; rounding and remainders keep integers integers;
@@ -12,12 +13,19 @@ NumPy's float64 for integers.) The predicates (isnan, isclose...) give bool tens
 0.5000]), tensor([0.5000, 0.2500, 0.5000]))
 >>> cr.atan2(cr.tensor([1.0]), cr.tensor([-1.0])), cr.tensor([1, 2]).asin()
 (tensor([2.3562]), tensor([1.5708,    nan]))
+>>> cr.gcd(cr.tensor([12, -18]), cr.tensor([8, 27])), cr.lcm(cr.tensor([4]), cr.tensor([6]))
+(tensor([4, 9]), tensor([12]))
+>>> cr.tensor([-0.0, 1.0]).signbit(), cr.tensor([1.0]).isreal()
+(tensor([ True, False]), tensor([ True]))
+>>> cr.nextafter(cr.tensor([1.0]), cr.tensor([2.0])) > 1
+tensor([ True])
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,9 +41,10 @@ __all__ = [
     "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_left_shift",
     "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clamp_max",
     "clamp_min", "copysign", "deg2rad", "equal", "erfc", "erfinv", "exp2", "fix", "floor",
-    "floor_divide", "fmax", "fmin", "fmod", "frac", "heaviside", "hypot", "isclose", "isfinite",
-    "isinf", "isnan", "isneginf", "isposinf", "lerp", "log10", "log2", "logaddexp",
-    "logical_xor", "nan_to_num", "rad2deg", "remainder", "round", "sgn", "square", "trunc",
+    "floor_divide", "fmax", "fmin", "fmod", "frac", "frexp", "gcd", "heaviside", "hypot",
+    "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal", "lcm",
+    "ldexp", "lerp", "log10", "log2", "logaddexp", "logical_xor", "nan_to_num", "nextafter",
+    "rad2deg", "remainder", "round", "sgn", "signbit", "square", "trunc",
 ]  # fmt: skip
 
 _LN2, _LN10 = math.log(2), math.log(10)
@@ -416,6 +425,109 @@ def rad2deg(input):
     tensor([180., -90.])
     """
     return input * (180 / math.pi)
+
+
+# Integers and float bits: gcd, lcm, frexp, nextafter, signbit, isreal, isin. No gradient,
+# except frexp's mantissa, as in PyTorch.
+
+_FLOATS = "takes floating-point tensors"
+# fmt: off
+gcd = Op("gcd", lambda x, y: np.gcd(x, y), vjp=None, kind="elementwise",
+         check=_refuse("gcd", "fb", "takes integer tensors"),
+         doc="The greatest common divisor of x and y (non-negative), elementwise.")
+lcm = Op("lcm", lambda x, y: np.lcm(x, y), vjp=None, kind="elementwise",
+         check=_refuse("lcm", "fb", "takes integer tensors"),
+         doc="The least common multiple of x and y (non-negative), elementwise.")
+nextafter = Op("nextafter", lambda x, y: np.nextafter(x, y), vjp=None, kind="elementwise",
+               check=_refuse("nextafter", "biu", _FLOATS),
+               doc="The next floating-point number after x toward y, elementwise.")
+signbit = Op("signbit", np.signbit, vjp=None, inputs=("x",), kind="comparison", method=True,
+             doc="Whether the sign bit of x is set (also for -0.0), elementwise.")
+isreal = Op("isreal", np.isreal, vjp=None, inputs=("x",), kind="comparison", method=True,
+            doc="Whether x has no imaginary part: true everywhere for a real tensor.")
+# x = mantissa * 2**exponent with 0.5 <= |mantissa| < 1, so d mantissa / dx = 2**-exponent,
+# which is mantissa / x; 1 where the exponent is 0 (at 0, inf and nan), as in PyTorch.
+frexp_row = elementwise("frexp", lambda x: np.frexp(x)[0], lambda x, out: _mantissa_slope(x, out),
+                        check=_refuse("frexp", "biu", _FLOATS),
+                        doc="The mantissa of x, in [0.5, 1) times x's sign (0 at 0), elementwise.")
+frexp_exponent = Op("frexp_exponent", lambda x: np.frexp(x)[1].astype(np.int32), vjp=None,
+                    inputs=("x",), kind="elementwise", check=_refuse("frexp", "biu", _FLOATS),
+                    doc="The int32 exponent e with x = mantissa * 2**e (0 at 0, inf, nan).")
+isin_row = Op("isin", lambda x, y, assume_unique, invert: np.isin(x, y, assume_unique=assume_unique,
+                                                                   invert=invert),
+              vjp=None, inputs=("x", "y"), kind="comparison", batch=lambda *a: _batch_isin(*a),
+              doc="Whether each element of x is among the elements of y (any shape).")
+# fmt: on
+
+
+def _mantissa_slope(x, out):
+    scaled = xp.run(frexp_exponent, x) != 0
+    with np.errstate(over="ignore"):  # 2**1074 for the smallest subnormal: inf, as PyTorch's
+        return xp.where(scaled, out / xp.where(scaled, x, 1), 1)
+
+
+def _batch_isin(op, values, batched, params):
+    """isin under vmap: a batched x alone is elementwise; batched test elements are each
+    example's own, so every element is compared with every test element of its example."""
+    x, y = values
+    if not batched[1]:
+        return op(x, y, **params)
+    size = y.shape[0]
+    tests = y.reshape(size, 1, -1)
+    shape = tuple(x.shape[1:]) if batched[0] else np.shape(x)
+    x = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
+    found = (x.reshape(size if batched[0] else 1, -1, 1) == tests).any(-1).reshape(size, *shape)
+    return ~found if params["invert"] else found
+
+
+class FrexpResult(NamedTuple):
+    """What `frexp` returns, like ``torch.return_types.frexp``."""
+
+    mantissa: Tensor
+    exponent: Tensor
+
+
+def frexp(input) -> FrexpResult:
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent, 0.5 <= |mantissa| < 1
+    (both 0 at 0; at inf and nan the mantissa is input and the exponent 0). The mantissa
+    keeps input's dtype and is differentiable (2 ** -exponent); the exponent is int32.
+
+    >>> import chainrule as cr
+    >>> m, e = cr.frexp(cr.tensor([8.0, -3.0, 0.0]))
+    >>> m, e
+    (tensor([ 0.5000, -0.7500,  0.0000]), tensor([4, 2, 0], dtype=int32))
+    """
+    return FrexpResult(frexp_row(input), frexp_exponent(input))
+
+
+def ldexp(input, other):
+    """input * 2 ** other, elementwise, composed as PyTorch computes it (mul and pow), so
+    the gradient reaches both. Integers give float32; ``other`` may be a number.
+
+    >>> import chainrule as cr
+    >>> cr.ldexp(cr.tensor([1.0, 0.75]), cr.tensor([3, -1]))
+    tensor([8.0000, 0.3750])
+    """
+    if isinstance(other, Tensor):
+        return input * pow(2.0, other)
+    with np.errstate(over="ignore"):
+        return input * float(np.exp2(float(other)))
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
+    """Whether each element of ``elements`` is among ``test_elements`` (any shape), as a
+    bool tensor of elements' shape; ``invert`` gives the opposite. Either may be a number.
+
+    >>> import chainrule as cr
+    >>> cr.isin(cr.tensor([1, 2, 3, 4]), cr.tensor([2, 4])), cr.isin(cr.tensor([1, 2]), 2)
+    (tensor([False,  True, False,  True]), tensor([False,  True]))
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise DTypeError(
+            f"isin: expected a tensor for elements or test_elements, got "
+            f"{type(elements).__name__} and {type(test_elements).__name__}"
+        )
+    return isin_row(elements, test_elements, assume_unique=assume_unique, invert=invert)
 
 
 # PyTorch's other names (NumPy's): the same rows.

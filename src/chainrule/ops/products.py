@@ -1,6 +1,7 @@
 """Matrix products by name, as PyTorch spells them: mm, bmm and mv (fixed ranks, which
-matmul's broadcasting would otherwise take), their scaled sums addmm, baddbmm and addmv, and
-tensordot, inner, kron and cross. All are composed from matmul, einsum and elementwise rows."""
+matmul's broadcasting would otherwise take), their scaled sums addmm, baddbmm, addmv, addbmm
+and addr, addcmul and addcdiv, tensordot, inner, vdot, kron, cross, chain_matmul and
+adjoint. All are composed from matmul, einsum and elementwise rows."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import string
 import numpy as np
 
 from .. import xp
-from ..errors import ShapeError, fmt_shape
+from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
 from .linalg import _both, _shape, einsum, matmul
 from .shape import reshape
 
 __all__ = [
-    "addmm", "addmv", "baddbmm", "bmm", "cross", "inner", "kron", "mm", "mv", "tensordot",
+    "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "baddbmm", "bmm",
+    "chain_matmul", "cross", "inner", "kron", "mm", "mv", "tensordot", "vdot",
 ]  # fmt: skip
 
 
@@ -118,6 +120,123 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     [2.5, 3.5]
     """
     return _scaled_sum("addmv", input, mv(mat, vec), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * (sum of the products batch1[i] @ batch2[i]); input broadcasts
+    to (n, p).
+
+    >>> import chainrule as cr
+    >>> cr.addbmm(cr.zeros(2, 2), cr.ones(3, 2, 4), cr.ones(3, 4, 2)).tolist()
+    [[12.0, 12.0], [12.0, 12.0]]
+    """
+    _aligned("addbmm", *_ranks("addbmm", {"batch1": batch1, "batch2": batch2}, (3, 3)))
+    return _scaled_sum("addbmm", input, einsum("bij,bjk->ik", batch1, batch2), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2); input broadcasts to (n, m).
+
+    >>> import chainrule as cr
+    >>> cr.addr(cr.ones(2, 2), cr.tensor([1.0, 2.0]), cr.tensor([1.0, 3.0]), beta=2).tolist()
+    [[3.0, 5.0], [4.0, 8.0]]
+    """
+    _ranks("addr", {"vec1": vec1, "vec2": vec2}, (1, 1))
+    return _scaled_sum("addr", input, reshape(vec1, (-1, 1)) * vec2, beta, alpha)
+
+
+def _pointwise(op: str, tensors: tuple) -> None:
+    shapes = [_shape(t) for t in tensors]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = ", ".join(fmt_shape(s) for s in shapes)
+        raise ShapeError(f"{op}: shapes {shown} do not broadcast") from None
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2, all three broadcast.
+
+    >>> import chainrule as cr
+    >>> cr.addcmul(cr.ones(2), cr.tensor([1.0, 2.0]), cr.tensor([3.0, 4.0]), value=0.5).tolist()
+    [2.5, 5.0]
+    """
+    _pointwise("addcmul", (input, tensor1, tensor2))
+    return input + value * (tensor1 * tensor2)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2, all three broadcast; integer tensor1 and tensor2
+    are a DTypeError, as in PyTorch (whose old addcdiv divided integers by truncation).
+
+    >>> import chainrule as cr
+    >>> cr.addcdiv(cr.ones(2), cr.tensor([1.0, 2.0]), cr.tensor([4.0, 4.0]), value=2).tolist()
+    [1.5, 2.0]
+    """
+    _pointwise("addcdiv", (input, tensor1, tensor2))
+    dtypes = [np.dtype(getattr(t, "dtype", np.asarray(t).dtype)) for t in (tensor1, tensor2)]
+    if all(d.kind in "biu" for d in dtypes):
+        raise DTypeError(
+            f"addcdiv: tensor1 and tensor2 are integers ({fmt_dtype(dtypes[0])}, "
+            f"{fmt_dtype(dtypes[1])}); convert them to a floating dtype, or write "
+            "input + value * trunc(tensor1 / tensor2) for the old integer division"
+        )
+    return input + value * (tensor1 / tensor2)
+
+
+def vdot(input, other):
+    """The inner product of two 1-D tensors of the same length (real: as `dot`).
+
+    >>> import chainrule as cr
+    >>> cr.vdot(cr.tensor([1.0, 2.0]), cr.tensor([3.0, 4.0])).item()
+    11.0
+    """
+    x_shape, y_shape = _shape(input), _shape(other)
+    if len(x_shape) != 1 or len(y_shape) != 1 or x_shape != y_shape:
+        raise ShapeError(
+            f"vdot: expects two 1-D tensors of one length, got shapes {_both(x_shape, y_shape)}"
+        )
+    return matmul(input, other)
+
+
+def chain_matmul(*matrices):
+    """The product of 2-D matrices left to right (PyTorch's older `linalg.multi_dot`, which
+    also takes vectors at the ends); one matrix comes back as it is.
+
+    >>> import chainrule as cr
+    >>> cr.chain_matmul(cr.ones(2, 3), cr.ones(3, 4), cr.ones(4, 1)).tolist()
+    [[12.0], [12.0]]
+    """
+    if not matrices:
+        raise ShapeError("chain_matmul: expects at least one matrix, got none")
+    shapes = [_shape(m) for m in matrices]
+    for i, shape in enumerate(shapes):
+        if len(shape) != 2:
+            raise ShapeError(f"chain_matmul: matrix {i} has shape {fmt_shape(shape)}; each "
+                             "must be 2-D")  # fmt: skip
+    out = matrices[0]
+    for i, m in enumerate(matrices[1:], 1):
+        if shapes[i - 1][1] != shapes[i][0]:
+            raise ShapeError(f"chain_matmul: matrices {i - 1} and {i} of shapes "
+                             f"{_both(shapes[i - 1], shapes[i])} do not align")  # fmt: skip
+        out = matmul(out, m)
+    return out
+
+
+def adjoint(input):
+    """The conjugate transpose of each matrix: for real tensors a view with the last two
+    dims swapped (``x.mT``).
+
+    >>> import chainrule as cr
+    >>> cr.adjoint(cr.tensor([[1.0, 2.0]])).tolist()
+    [[1.0], [2.0]]
+    """
+    shape = _shape(input)
+    if len(shape) < 2:
+        raise ShapeError(
+            f"adjoint: expects a matrix or a batch of matrices, got shape {fmt_shape(shape)}"
+        )
+    return input.mT
 
 
 def _dims_pair(a_ndim: int, b_ndim: int, dims) -> tuple[list, list]:

@@ -22,3 +22,5 @@ def _public(name: str):
 
 
 globals().update({name: _public(name) for name in __all__})
+# torch.div takes rounding_mode=, which the div row (x / y, on every division) does not.
+div = _public("divide")

@@ -1,15 +1,18 @@
-"""The Adam family: Adam, AdamW, NAdam, RAdam and Adamax, each stepping along a running mean of
-the gradient scaled by a running size of it, with PyTorch's formulas (single-tensor CPU path).
+"""The Adam family: Adam, AdamW, NAdam, RAdam, Adamax and SparseAdam, each stepping along a
+running mean of the gradient scaled by a running size of it, with PyTorch's formulas
+(single-tensor CPU path).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
+from ..errors import DomainError
 from .optimizers import Optimizer, _lerp_, _zeros, implementation_options
 
 Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
@@ -343,3 +346,65 @@ class Adamax(Optimizer):
         exp_inf *= beta2
         np.maximum(exp_inf, np.abs(g) + group["eps"], out=exp_inf)
         x -= group["lr"] / (1 - beta1 ** state["step"]) * (exp_avg / exp_inf)
+
+
+class SparseAdam(Optimizer):
+    """Adam that updates only the rows a step touched (the "lazy Adam" for embeddings): rows
+    whose gradient is all zero keep their parameters and running means unchanged.
+
+    PyTorch's SparseAdam needs sparse gradients (``nn.Embedding(sparse=True)``); chainrule has
+    no sparse tensors, so this takes the dense gradient and treats a row (an index of the
+    first dimension; an element for a 0-d parameter) as touched when any entry of its gradient
+    is nonzero. For an embedding that is exactly the set of looked-up rows, so the numbers are
+    PyTorch's. On touched rows: ``m += (1 - β1)(g - m)``; ``v += (1 - β2)(g² - v)``;
+    ``x -= lr sqrt(1 - β2^t) / (1 - β1^t) * m / (sqrt(v) + eps)``, with ``t`` counting every
+    step that had a gradient.
+
+    >>> import chainrule
+    >>> table = chainrule.ones(3, 2, requires_grad=True)
+    >>> opt = SparseAdam([table], lr=0.1)
+    >>> table[chainrule.tensor([0, 2])].sum().backward()
+    >>> _ = opt.step()
+    >>> table  # row 1 was not looked up, so it stays
+    tensor([[0.9000, 0.9000],
+            [1.0000, 1.0000],
+            [0.9000, 0.9000]], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        maximize: bool = False,
+    ) -> None:
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        for name in ("lr", "eps"):
+            if not group[name] > 0:
+                raise DomainError(f"SparseAdam: invalid {name} {group[name]!r}; it must be > 0")
+        self._check_betas(group)
+
+    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        if not state:
+            state["step"] = 0
+            state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
+        state["step"] += 1
+        rows = g != 0 if g.ndim == 0 else np.any(g.reshape(len(g), -1) != 0, axis=1)
+        if not rows.any():
+            return
+        beta1, beta2 = group["betas"]
+        step = state["step"]
+        exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
+        g = g[rows]
+        old_avg, old_sq = exp_avg[rows], exp_avg_sq[rows]
+        avg_update = (g - old_avg) * (1 - beta1)
+        sq_update = (g * g - old_sq) * (1 - beta2)
+        exp_avg[rows] = old_avg + avg_update
+        exp_avg_sq[rows] = old_sq + sq_update
+        step_size = group["lr"] * math.sqrt(1 - beta2**step) / (1 - beta1**step)
+        denom = np.sqrt(sq_update + old_sq) + group["eps"]
+        x[rows] = x[rows] + -step_size * ((avg_update + old_avg) / denom)

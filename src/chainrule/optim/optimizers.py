@@ -1,6 +1,7 @@
 """`Optimizer` (parameter groups, per-parameter state, state dicts) and `SGD`, with PyTorch's
 update formula; the Adam family lives in `optim.adam`, the other per-coordinate methods in
-`optim.adaptive`, L-BFGS in `optim.lbfgs`.
+`optim.adaptive`, L-BFGS in `optim.lbfgs`; `swap_in_optimizer_params_and_state` steps other
+tensors with an optimizer for a while.
 
 Each update works on the parameters' NumPy arrays in place, in their own dtype, one array
 operation per formula line; parameters whose ``.grad`` is None are skipped.
@@ -8,8 +9,9 @@ operation per formula line; parameters whose ``.grad`` is None are skipped.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from ..nn.utils import zero_grads
+from ..nn.grads import zero_grads
 
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
@@ -324,3 +326,78 @@ class SGD(Optimizer):
                 buffer.data += (1 - group["dampening"]) * g
             g = g + momentum * buffer.data if group["nesterov"] else buffer.data
         x -= group["lr"] * g
+
+
+@contextlib.contextmanager
+def swap_in_optimizer_params_and_state(
+    optimizer: Optimizer,
+    swapin_parameters: Mapping[str, Tensor],
+    swapin_optim_state: Mapping[str, Any],
+) -> Iterator[None]:
+    """Within the block, ``optimizer`` steps ``swapin_parameters`` (in the order of its groups'
+    parameters) with the state and hyperparameters of ``swapin_optim_state`` (a dict shaped as
+    `Optimizer.state_dict` returns); on exit its own parameters, state and groups come back.
+
+    The state's arrays are shared, not copied: a step inside the block updates them in place.
+    The optimizer must have state already (it has stepped once), as in PyTorch.
+
+    >>> import chainrule
+    >>> w = chainrule.ones(2, requires_grad=True)
+    >>> opt = SGD([w], lr=0.1, momentum=0.9)
+    >>> (w * w).sum().backward(); _ = opt.step()
+    >>> other = chainrule.zeros(2, requires_grad=True)
+    >>> other.grad = chainrule.ones(2)
+    >>> with swap_in_optimizer_params_and_state(opt, {"w": other}, opt.state_dict()):
+    ...     _ = opt.step()
+    >>> other, opt.param_groups[0]["params"][0] is w
+    (tensor([-0.2800, -0.2800], requires_grad=True), True)
+    """
+    name = "swap_in_optimizer_params_and_state"
+    if not optimizer.state:
+        raise DomainError(f"{name}: the optimizer has no state yet; take one step first")
+    if not isinstance(swapin_optim_state, Mapping) or not {"state", "param_groups"} <= set(
+        swapin_optim_state
+    ):
+        raise DTypeError(
+            f"{name}: swapin_optim_state must be a dict with 'state' and 'param_groups', as "
+            "optimizer.state_dict() returns"
+        )
+    saved_state, saved_groups = (
+        swapin_optim_state["state"],
+        list(swapin_optim_state["param_groups"]),
+    )
+    if len(saved_groups) != len(optimizer.param_groups):
+        raise DomainError(
+            f"{name}: swapin_optim_state has {len(saved_groups)} parameter groups, the "
+            f"optimizer {len(optimizer.param_groups)}"
+        )
+    tensors = list(swapin_parameters.values())
+    needed = sum(len(group["params"]) for group in optimizer.param_groups)
+    if len(tensors) != needed:
+        raise DomainError(f"{name}: got {len(tensors)} parameters, the optimizer has {needed}")
+    for i, (group, saved) in enumerate(zip(optimizer.param_groups, saved_groups)):
+        if set(group) != set(saved) or len(group["params"]) != len(saved["params"]):
+            raise DomainError(
+                f"{name}: parameter group {i} of swapin_optim_state does not match the "
+                f"optimizer's (keys {sorted(saved)} and {len(saved['params'])} parameters vs "
+                f"{sorted(group)} and {len(group['params'])})"
+            )
+    snapshots = [dict(group) for group in optimizer.param_groups]
+    original_state = optimizer.state
+    state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+    start = 0
+    for group, saved in zip(optimizer.param_groups, saved_groups):
+        params = tensors[start : start + len(saved["params"])]
+        start += len(params)
+        group.update({key: value for key, value in saved.items() if key != "params"})
+        group["params"] = params
+        for param, index in zip(params, saved["params"]):
+            state[param] = dict(saved_state.get(index, {}))
+    optimizer.state = state
+    try:
+        yield
+    finally:
+        for group, snapshot in zip(optimizer.param_groups, snapshots):
+            group.clear()
+            group.update(snapshot)
+        optimizer.state = original_state

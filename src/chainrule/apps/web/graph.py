@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from ...scalar.value import Value, topological_order
-from ...viz import draw_graph, trace
+from ...viz import draw_graph, trace_table
 
 #: The teaching example the sliders drive, with its starting values.
 TEACHING_FUNCTION = "f = sigmoid(w1*x1 + w2*x2) + 0.5*(w1**2 + w2**2)"
@@ -62,7 +62,7 @@ def describe(root: Value, variables: Sequence[str], use_graphviz: bool) -> dict:
     """
     order = topological_order(root)
     index = {id(node): i for i, node in enumerate(order)}
-    table = trace(root)
+    table = trace_table(root)
     rows = table.rows
     nodes, depth = [], []
     for i, node in enumerate(order):

@@ -68,7 +68,7 @@ function showGraph(data, graphElement, traceElement) {
   } else {
     graphElement.replaceChildren(layoutGraph(data.nodes));
   }
-  traceElement.innerHTML = data.trace_html; // chainrule.trace escapes every cell
+  traceElement.innerHTML = data.trace_html; // chainrule.trace_table escapes every cell
   const note = $("renderer-note");
   if (data.renderer === "builtin") {
     note.textContent =

@@ -1,0 +1,93 @@
+"""W9: one training step of the small GPT in tests/programs/gpt.py, a program written for
+PyTorch: 2 layers, 4 heads, width 64, a batch of 16 x 32 tokens, float32, AdamW.
+
+PyTorch eager on one thread is the floor; chainrule runs the same file with ``import torch``
+resolved to chainrule's names (as ``chainrule run`` does), from PyTorch's initial weights.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from ..suite import Impl, Target, Workload
+
+PROGRAM = Path(__file__).resolve().parents[2] / "tests" / "programs" / "gpt.py"
+VOCAB, LAYERS, HEADS, WIDTH = 65, 2, 4, 64
+
+
+def sizes(quick: bool) -> tuple[int, int]:
+    """(batch, tokens)."""
+    return (2, 8) if quick else (16, 32)
+
+
+def load_program(on_chainrule: bool):
+    """tests/programs/gpt.py as a module, its ``torch`` PyTorch's or chainrule's."""
+    spec = importlib.util.spec_from_file_location(f"gpt_{on_chainrule}", PROGRAM)
+    module = importlib.util.module_from_spec(spec)
+    if not on_chainrule:
+        spec.loader.exec_module(module)
+        return module
+    from chainrule.apps import torch_names
+
+    torch_names.install()
+    try:
+        spec.loader.exec_module(module)  # binds the alias modules as the program's globals
+    finally:
+        torch_names.uninstall()
+    return module
+
+
+def initial_weights(tokens: int) -> dict[str, np.ndarray]:
+    """PyTorch's initial state (its own init, seeded), as arrays for both engines."""
+    import torch
+
+    torch.manual_seed(0)
+    model = load_program(False).GPT(VOCAB, tokens, LAYERS, HEADS, WIDTH, 0.0, manual=False)
+    return {name: value.numpy().copy() for name, value in model.state_dict().items()}
+
+
+def gpt_step(on_chainrule: bool, batch: int, tokens: int):
+    program = load_program(on_chainrule)
+    torch = program.torch
+    model = program.GPT(VOCAB, tokens, LAYERS, HEADS, WIDTH, 0.0, manual=False)
+    state = {k: torch.tensor(v) for k, v in initial_weights(tokens).items()}
+    model.load_state_dict(state)
+    optimizer = model.configure_optimizers(0.1, 3e-4, (0.9, 0.95))
+    rng = np.random.default_rng(2)
+    x = torch.tensor(rng.integers(0, VOCAB, (batch, tokens)))
+    y = torch.tensor(rng.integers(0, VOCAB, (batch, tokens)))
+    watched = [model.lm_head.weight, model.transformer.h[0].mlp.c_fc.weight]
+
+    def step():
+        _, loss = model(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        grads = [p.grad.numpy().copy() for p in watched]
+        optimizer.step()
+        return (np.float32(loss.item()), *grads)
+
+    return step
+
+
+def workloads(quick: bool) -> list[Workload]:
+    """W9."""
+    batch, tokens = sizes(quick)
+    return [
+        Workload(
+            "W9",
+            f"GPT training step ({LAYERS} layers, {HEADS} heads, width {WIDTH}, "
+            f"batch {batch}x{tokens}), float32, PyTorch program",
+            "ms/step",
+            1e3,
+            [
+                Impl("pytorch", lambda: gpt_step(False, batch, tokens), "torch", torch_threads=1),
+                Impl("chainrule", lambda: gpt_step(True, batch, tokens)),
+            ],
+            rtol=1e-4,
+            atol=1e-6,
+            targets=[Target("chainrule ≤ 1.2× pytorch (1 thread)", 1.2, "pytorch")],
+        ),
+    ]
