@@ -54,6 +54,19 @@ def normaliser(name, call):
 
 inf = math.inf
 
+
+def _standardize(x, dims):
+    from chainrule.ops.standardize import standardize_row
+
+    return standardize_row(x, dims=dims, eps=1e-5)
+
+
+def _torch_layer_norm(x, shape):
+    import torch
+
+    return torch.nn.functional.layer_norm(x, shape, eps=1e-5)
+
+
 CASES = {
     **over_dims("sum", lambda x, *a, **k: x.sum(*a, **k)),
     **over_dims("mean", lambda x, *a, **k: x.mean(*a, **k)),
@@ -92,6 +105,12 @@ CASES = {
     "norm[inf_all]": Case(lambda x: x.norm(inf), domain=(distinct(-3.0, -0.2),)),
     "norm[-inf]": Case(lambda x: x.norm(-inf, (0, -1), keepdim=True), one(2),
                        (distinct(-3.0, -0.2),)),
+    # Layer norm's core; PyTorch spells it layer_norm without a weight and a bias.
+    "standardize": Case(lambda x: _standardize(x, (-1,)), one(1), (distinct(-3.0, 3.0),),
+                        torch_fn=lambda x: _torch_layer_norm(x, x.shape[-1:])),
+    "standardize[two_dims]": Case(lambda x: _standardize(x, (-2, -1)), one(2),
+                                  (distinct(-3.0, 3.0),),
+                                  torch_fn=lambda x: _torch_layer_norm(x, x.shape[-2:])),
     **normaliser("softmax", lambda x, dim: x.softmax(dim)),
     **normaliser("log_softmax", lambda x, dim: x.log_softmax(dim)),
     "all": Case(lambda x: (x > 0).all()),

@@ -189,3 +189,26 @@ def test_python_function_maps():
     assert x.tolist() == [9.0, 19.0, 29.0]
     with pytest.raises(GraphError, match="apply_: .*not differentiable"):
         chainrule.ones(2, requires_grad=True).apply_(lambda v: v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda F, x, w: F.gelu(x), lambda F, x, w: F.layer_norm(x, (3,)),
+     lambda F, x, w: F.linear(x, w, w[0]), lambda F, x, w: F.gelu(x, approximate="tanh")],
+)  # fmt: skip
+def test_outputs_whose_backward_pytorch_computes_from_the_input_can_change_in_place(make):
+    """PyTorch's backward of these reads the input, not the output, so writing into the output
+    afterwards is allowed (and the gradient is that of the values before the write)."""
+
+    def run(lib, F):
+        x = lib.tensor(MATRIX, requires_grad=True)
+        w = lib.tensor(UNIT, requires_grad=True)
+        y = make(F, x, w)
+        z = y * 1
+        y[0] = 0.0
+        (z * lib.tensor(MATRIX)).sum().backward()
+        return x.grad.numpy()
+
+    ours = run(chainrule, chainrule.nn.functional)
+    theirs = run(torch, torch.nn.functional)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-14)

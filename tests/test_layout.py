@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: place here, which is the moment to ask what it stands on.
 ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
-    "errors", "signatures", "counting", "special", "op", "graph", "dtypes", "settings",
+    "allocator", "errors", "signatures", "counting", "special", "op", "graph", "dtypes", "settings",
     "compiling", "ops.dims",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
@@ -23,7 +23,8 @@ ORDER = [
     "methods.variants", "methods", "_tensor", "autograd_compat", "autograd", "function",
     "profiler",
     "creation", "random", "xp",
-    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.scan", "ops.sorting", "ops.indexing",
+    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.standardize", "ops.scan", "ops.sorting",
+    "ops.indexing",
     "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
     "ops.products", "ops.decompositions", "ops.factorizations", "ops.spectral",
     "ops.transcendental",

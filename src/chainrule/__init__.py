@@ -8,7 +8,7 @@ differences. `chainrule.MLP`, `Layer` and `Neuron` are the scalar networks of
 
 import sys
 
-from . import autograd, data, distributed, func, linalg, nn, ops, optim, profiler, scalar
+from . import allocator, autograd, data, distributed, func, linalg, nn, ops, optim, profiler, scalar
 from ._tensor import Tensor
 from .autograd import (
     detect_anomaly,
@@ -148,7 +148,7 @@ __all__ = [
     "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace_table",
     "data", "nn", "optim", "save", "load", "SerializationError", "distributed", "Scalar",
     "DualNumber",
-    "numerical_gradient_check", "scalar", "linalg", "profiler",
+    "numerical_gradient_check", "scalar", "linalg", "profiler", "allocator",
 ]  # fmt: skip
 __all__ += ops.__all__
 __all__ += nn.torch_functions.__all__

@@ -160,8 +160,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{fmt_shape(weight_shape)}; the input's last dim must be in_features = "
             f"{weight_shape[1]}"
         )
-    out = ops.matmul(input, weight.mT)
-    return out if bias is None else out + bias
+    if bias is None or len(shape) < 2:
+        out = ops.matmul(input, weight.mT)
+        return out if bias is None else out + bias
+    return ops.linalg.matmul_add_row(input, weight.mT, bias)  # one pass adds the bias
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -275,7 +277,9 @@ def scaled_dot_product_attention(
             raise DomainError(
                 "scaled_dot_product_attention: pass attn_mask or is_causal=True, not both"
             )
-        attn_mask = np.tril(np.ones((q_shape[-2], k_shape[-2]), bool))
+        # Added, not selected with where: -inf where a query may not look; the same gradient
+        # (softmax sends none to a weight of 0) for one cheap add instead of a where.
+        attn_mask = np.triu(np.full((q_shape[-2], k_shape[-2]), -np.inf, scores.dtype), 1)
     if attn_mask is not None:
         mask_shape = np.shape(attn_mask)
         try:

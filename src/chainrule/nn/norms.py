@@ -44,10 +44,7 @@ def layer_norm(
             f"layer_norm: input of shape {fmt_shape(input_shape)} does not end in "
             f"normalized_shape {fmt_shape(shape)}"
         )
-    dims = tuple(range(-len(shape), 0))
-    mean = input.mean(dims, keepdim=True)
-    var = input.var(dims, correction=0, keepdim=True)
-    out = (input - mean) * ops.rsqrt(var + eps)
+    out = ops.standardize.standardize_row(input, dims=tuple(range(-len(shape), 0)), eps=eps)
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias

@@ -26,6 +26,7 @@ from . import (
     shape,
     sorting,
     spectral,
+    standardize,
     statistics,
     strided,
     transcendental,
@@ -56,6 +57,7 @@ from .scattering import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .spectral import *  # noqa: F403
+from .standardize import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .strided import *  # noqa: F403
 from .transcendental import *  # noqa: F403
@@ -68,7 +70,7 @@ __all__ = [
     *sorting.__all__, *scattering.__all__, *decompositions.__all__,
     *strided.__all__, *joining.__all__, *products.__all__,
     *transcendental.__all__, *statistics.__all__, *arranging.__all__, *factorizations.__all__,
-    *spectral.__all__,
+    *spectral.__all__, *standardize.__all__,
     *calculus.__all__, *histograms.__all__, *windows.__all__,
     *activations.__all__, *aliases.__all__,
     *pool3d.__all__, *unpool.__all__, *grid.__all__,
@@ -81,6 +83,7 @@ REGISTRY: dict[str, Op] = {
         elementwise,
         numeric,
         reduce,
+        standardize,
         scan,
         sorting,
         shape,

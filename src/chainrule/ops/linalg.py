@@ -23,7 +23,7 @@ __all__ = ["dot", "einsum", "matmul", "outer"]
 
 
 def _matmul_add(x, y, z):
-    out = np.matmul(x, y)
+    out = _matmul(x, y)
     fits = np.broadcast_shapes(out.shape, np.shape(z)) == out.shape
     if fits and np.result_type(out, z) == out.dtype:
         out += z  # the product is new: add into it rather than into a second array
@@ -62,7 +62,7 @@ def _matmul(x, y):
     call instead of one per matrix."""
     if y.ndim == 2 and x.ndim > 2:
         return (x.reshape(-1, x.shape[-1]) @ y).reshape(*x.shape[:-1], y.shape[-1])
-    return np.matmul(x, y)
+    return x @ y  # also for Tensors, in rules run with create_graph
 
 
 def _matmul_grad_y(g, x, y_shape):
@@ -77,17 +77,17 @@ def _matmul_grad_y(g, x, y_shape):
 # Both operands have at least 2 dims here (matmul() promotes vectors first), so each rule is
 # one product; the engine sums the gradient over broadcast batch dims.
 matmul_row = Op("matmul", _matmul,
-                vjp=(lambda g, y: g @ y.mT, _matmul_grad_y),
+                vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y),
                 jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy),
                 kind="contraction", batch=_batch_matmul, flops=matmul_flops,
                 doc="The matrix product of x and y (2 dims or more), batch dims broadcast.")
 # x @ y + z in one row, as convolution needs: composed, the sum would be a second array the
 # size of the output (a convolution's largest).
 matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
-                    vjp=(lambda g, y: g @ y.mT, lambda g, x: x.mT @ g, lambda g: g),
+                    vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y, lambda g: g),
                     jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz),
                     kind="contraction", batch=_batch_matmul, flops=matmul_flops,
-                    doc="x @ y + z in one pass (convolution with a bias).")
+                    doc="x @ y + z in one pass (a linear layer or a convolution with a bias).")
 # fmt: on
 
 

@@ -251,8 +251,13 @@ def _logsumexp(x, dim, keepdim):
 
 
 def _softmax(x, dim):
-    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))  # the largest exponent is 0
-    return e / np.sum(e, axis=dim, keepdims=True)
+    e = np.asarray(x - np.amax(x, axis=dim, keepdims=True))  # the largest exponent is 0
+    if e.dtype.kind == "f":
+        np.exp(e, out=e)  # in place: e is this function's own array
+    else:
+        e = np.exp(e)  # integers: a float result
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
 
 
 def _norm(x, p, dim, keepdim):
