@@ -326,3 +326,13 @@ def test_module_to_takes_pytorchs_forms_and_refuses_a_gpu():
     draws = [chainrule.Generator().manual_seed(3) for _ in range(2)]
     seeded = [nn.init.normal_(chainrule.empty(4), generator=g) for g in draws]
     assert seeded[0].tolist() == seeded[1].tolist()
+
+
+def test_a_detached_parameter_is_a_plain_tensor_as_in_pytorch():
+    weight = chainrule.nn.Parameter(chainrule.ones(2))
+    detached = weight.detach()
+    assert type(detached) is chainrule.Tensor and not detached.requires_grad
+    assert np.shares_memory(detached.data, weight.data)
+    layer = chainrule.nn.Linear(2, 1)
+    layer.frozen = layer.weight.detach()
+    assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]

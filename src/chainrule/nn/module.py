@@ -47,6 +47,13 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def detach(self) -> Tensor:
+        """The same data without history, as a plain Tensor (as PyTorch's): assigned to a
+        module attribute, it is not registered as a parameter again."""
+        plain = Tensor._make(self.data)
+        plain._version_counter = self._version_counter
+        return plain
+
 
 class _Hook(NamedTuple):
     """A registered forward (pre-)hook and how it is called."""
