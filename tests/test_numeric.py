@@ -363,3 +363,14 @@ def test_in_place_variants_write_the_result_and_record_it(torch):
     z.lerp_(cr.tensor([2.0, 4.0, 6.0]), w)
     z.sum().backward()
     assert w.grad.item() == 12.0
+
+
+def test_where_sends_zero_not_nan_to_the_branch_not_taken_even_for_an_infinite_gradient(torch):
+    def grads(lib):
+        cond = lib.tensor([True, False])
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.tensor([3.0, 4.0], requires_grad=True)
+        lib.where(cond, x, y).backward(lib.tensor([math.inf, -math.inf]))
+        return x.grad.tolist(), y.grad.tolist()
+
+    assert grads(cr) == grads(torch) == ([math.inf, 0.0], [0.0, -math.inf])

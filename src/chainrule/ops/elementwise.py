@@ -111,10 +111,9 @@ minimum = Op(
     kind="elementwise", doc="Elementwise minimum of x and y; at ties each gets half the gradient.")
 where_row = Op(
     "where", np.where, inputs=("cond", "x", "y"),
-    vjp=(None, lambda g, cond: xp.where(cond, g, 0 * g),
-         lambda g, cond: xp.where(cond, 0 * g, g)),
-    jvp=(None, lambda dx, cond: xp.where(cond, dx, 0 * dx),
-         lambda dy, cond: xp.where(cond, 0 * dy, dy)),
+    # 0, not 0 * g: an infinite g sends 0 to the branch not taken, as in PyTorch (not nan).
+    vjp=(None, lambda g, cond: xp.where(cond, g, 0), lambda g, cond: xp.where(cond, 0, g)),
+    jvp=(None, lambda dx, cond: xp.where(cond, dx, 0), lambda dy, cond: xp.where(cond, 0, dy)),
     kind="elementwise", doc="x where cond is true, else y; no gradient flows to cond.")
 clamp_row = Op(
     "clamp", lambda x, min, max: np.clip(x, min, max),
