@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import chainrule
-from chainrule import DomainError, DTypeError, OutOfRangeError, ShapeError
+from chainrule import DomainError, DTypeError, GraphError, OutOfRangeError, ShapeError
 
 
 def _shapes(pieces):
@@ -384,3 +384,16 @@ def test_slice_inverse_is_left_out_as_an_internal_of_pytorch_export(torch):
     # fake-ification of views, "not to show up in eager mode": chainrule has no such view.
     assert hasattr(torch, "slice_inverse")
     assert not hasattr(chainrule, "slice_inverse")
+
+
+def test_scatter_reduce_prod_refuses_the_second_derivative_it_cannot_give():
+    """Two zeros of src reducing into one position: the first derivative is right (0 for
+    both), the second would be silently 0 instead of the product of the rest; PyTorch
+    refuses it, and so does chainrule."""
+    x = chainrule.tensor([2.0, 3.0], requires_grad=True)
+    src = chainrule.tensor([0.0, 0.0, 1.5], requires_grad=True)
+    out = x.scatter_reduce(0, chainrule.tensor([0, 0, 1]), src, "prod")
+    (first,) = chainrule.autograd.grad(out.sum(), src, retain_graph=True)
+    assert first.tolist() == [0.0, 0.0, 3.0]
+    with pytest.raises(GraphError, match="second derivative for src is not supported"):
+        chainrule.autograd.grad(out.sum(), src, create_graph=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import DomainError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
 from . import indexing
 from .dims import check_dim
@@ -148,6 +148,13 @@ def _reduce_vjp_src(g, x, src, out, dim, index, reduce, include_self):
     zeros_there = np.zeros(np.shape(x))
     np.add.at(zeros_there, along(index, dim), is_zero)
     alone = is_zero & (zeros_there[along(index, dim)] == 1)
+    if isinstance(src, Tensor) and (is_zero & ~alone).any():
+        # Recorded for a second derivative: d/d src_j of a zero src_i's gradient (0 here) is
+        # the product of the rest, which this formula cannot give; refused, as in PyTorch.
+        raise GraphError(
+            "scatter_reduce: the second derivative for src is not supported where more than "
+            "one zero of src reduces into the same position (PyTorch refuses it too)"
+        )
     ones_for_alone = xp.where(alone, 1 + 0 * src, src)
     others = xp.run(scatter_reduce_row, x, ones_for_alone, dim=dim, index=index, reduce="prod",
                     include_self=include_self)  # fmt: skip
