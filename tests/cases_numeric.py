@@ -10,6 +10,13 @@ from cases import Case
 from hypothesis import strategies as st
 from strategies import away_from_zero, broadcastable, positive, reals
 
+
+def _nan_to_zero(x):
+    from chainrule.ops.numeric import nan_to_zero_row
+
+    return nan_to_zero_row(x)
+
+
 pair = broadcastable(2)
 triple = broadcastable(3)
 
@@ -70,6 +77,7 @@ CASES = {
     ),  # fmt: skip
     "frac": Case(lambda x: x.frac(), domain=(off_grid(),)),
     "nan_to_num": Case(lambda x: x.nan_to_num()),
+    "nan_to_zero": Case(lambda x: _nan_to_zero(x), torch_fn=lambda x: x.nan_to_num(0.0)),
     "fmod": Case(lambda x, y: x.fmod(y), pair, (DIVIDEND, DIVISOR)),
     "fmod[number]": Case(lambda x: x.fmod(0.8), domain=(DIVIDEND,)),
     "remainder": Case(lambda x, y: x % y, pair, (DIVIDEND, DIVISOR)),

@@ -169,6 +169,11 @@ nan_to_num_row = elementwise(
     "nan_to_num", lambda x, nan, posinf, neginf: np.nan_to_num(x, nan=nan, posinf=posinf,
                                                                neginf=neginf),
     lambda x: xp.run(isfinite, x), doc="x with nan, inf and -inf replaced by finite numbers.")
+# nansum's and nanmean's first step: NaN read as 0, and the gradient masked by multiplying
+# (as PyTorch's nansum backward does), so an infinite gradient gives nan at a NaN, not 0.
+nan_to_zero_row = elementwise(
+    "nan_to_zero", lambda x: np.where(np.isnan(x), 0, x), lambda x: xp.run(isnan, x) == 0,
+    doc="x with NaN replaced by 0; the gradient is multiplied by (x is not NaN).")
 
 # Remainders: d/dx = 1 and d/dy = -(x / y rounded), as x - y * round(x / y) says.
 

@@ -22,6 +22,7 @@ from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Loops, Op
 from .dims import check_dim
 from .elementwise import where
+from .numeric import nan_to_zero_row
 from .reduce import _dims, amax, amin, batch_reduction
 from .scan import as_tensor
 
@@ -107,7 +108,7 @@ def _without_nan(x: Tensor, dtype, op: str) -> Tensor:
     """x (cast to ``dtype``) with NaN read as 0; the gradient there is 0, as PyTorch's."""
     if dtype is not None:
         x = x.to(as_dtype(dtype, op))
-    return where(x.isnan(), 0.0, x) if x.dtype.kind == "f" else x
+    return nan_to_zero_row(x) if x.dtype.kind == "f" else x
 
 
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
