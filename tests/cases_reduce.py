@@ -56,7 +56,7 @@ inf = math.inf
 
 
 def _standardize(x, dims):
-    from chainrule.ops.standardize import standardize_row
+    from chainrule.ops.normalizers import standardize_row
 
     return standardize_row(x, dims=dims, eps=1e-5)
 

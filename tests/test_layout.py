@@ -23,7 +23,7 @@ ORDER = [
     "methods.variants", "methods", "_tensor", "autograd_compat", "autograd", "function",
     "profiler",
     "creation", "random", "xp",
-    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.standardize", "ops.scan", "ops.sorting",
+    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan", "ops.sorting",
     "ops.indexing",
     "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
     "ops.products", "ops.decompositions", "ops.factorizations", "ops.spectral",

@@ -44,7 +44,7 @@ def layer_norm(
             f"layer_norm: input of shape {fmt_shape(input_shape)} does not end in "
             f"normalized_shape {fmt_shape(shape)}"
         )
-    out = ops.standardize.standardize_row(input, dims=tuple(range(-len(shape), 0)), eps=eps)
+    out = ops.normalizers.standardize_row(input, dims=tuple(range(-len(shape), 0)), eps=eps)
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias

@@ -15,6 +15,7 @@ from . import (
     indexing,
     joining,
     linalg,
+    normalizers,
     numeric,
     padding,
     pool,
@@ -26,7 +27,6 @@ from . import (
     shape,
     sorting,
     spectral,
-    standardize,
     statistics,
     strided,
     transcendental,
@@ -46,6 +46,7 @@ from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .normalizers import *  # noqa: F403
 from .numeric import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pool import *  # noqa: F403
@@ -57,7 +58,6 @@ from .scattering import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .spectral import *  # noqa: F403
-from .standardize import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .strided import *  # noqa: F403
 from .transcendental import *  # noqa: F403
@@ -70,7 +70,7 @@ __all__ = [
     *sorting.__all__, *scattering.__all__, *decompositions.__all__,
     *strided.__all__, *joining.__all__, *products.__all__,
     *transcendental.__all__, *statistics.__all__, *arranging.__all__, *factorizations.__all__,
-    *spectral.__all__, *standardize.__all__,
+    *spectral.__all__, *normalizers.__all__,
     *calculus.__all__, *histograms.__all__, *windows.__all__,
     *activations.__all__, *aliases.__all__,
     *pool3d.__all__, *unpool.__all__, *grid.__all__,
@@ -83,7 +83,7 @@ REGISTRY: dict[str, Op] = {
         elementwise,
         numeric,
         reduce,
-        standardize,
+        normalizers,
         scan,
         sorting,
         shape,

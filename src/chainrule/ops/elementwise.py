@@ -11,7 +11,6 @@ import numpy as np
 from .. import xp
 from ..errors import DomainError
 from ..op import LINEAR, Loops, Op, comparison, elementwise
-from ..special import erf as erf_array
 
 __all__ = [
     "abs", "add", "cast", "clamp", "clip", "clone", "cos", "cosh", "div", "eq", "erf", "exp",
@@ -152,37 +151,21 @@ _GELU_CUBIC = 0.044715
 
 
 def _gelu(x, approximate: str):
-    """x * Phi(x), Phi the standard normal CDF; or PyTorch's tanh approximation of it. (The
-    forward always gets arrays, so it writes into its own temporaries.)"""
+    """x * Phi(x), Phi the standard normal CDF; or PyTorch's tanh approximation of it."""
     if approximate == "tanh":
-        return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
-    out = erf_array(x * _SQRT_HALF)
-    out += 1
-    out *= x
-    out *= 0.5
-    return out
+        return 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
+    return 0.5 * x * (1 + xp.erf(x * _SQRT_HALF))
 
 
 def _gelu_slope(x, approximate: str):
-    """d gelu / dx: Phi(x) + x * phi(x) (phi the normal density), or the tanh form's. It
-    recomputes Phi from x, as PyTorch does: the output may be changed in place after the
-    forward. On arrays it works in its own temporaries."""
+    """d gelu / dx: Phi(x) + x * phi(x) (phi the normal density), or the tanh form's. Phi is
+    computed again from x, as PyTorch does: the output may be changed in place after the
+    forward."""
     if approximate == "tanh":
         t = xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x))
         inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * inner_slope
-    if not isinstance(x, np.ndarray):  # recorded, for higher derivatives
-        return 0.5 * (1 + xp.erf(x * _SQRT_HALF)) + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
-    slope = erf_array(x * _SQRT_HALF)
-    slope += 1
-    slope *= 0.5
-    density = np.multiply(x, x, out=np.empty_like(slope))  # an array even for 0-d x
-    density *= -0.5
-    np.exp(density, out=density)
-    density *= x
-    density *= _INV_SQRT_2PI
-    slope += density
-    return slope
+    return 0.5 * (1 + xp.erf(x * _SQRT_HALF)) + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
 def _inside(x, min, max):

@@ -1,5 +1,5 @@
 """Reduction rows: sum, mean, var, std, prod, amax/amin, max/min, argmax, logsumexp, norm,
-all/any, and the normalisers softmax and log_softmax.
+and all/any. The normalisers softmax and log_softmax are in `chainrule.ops.normalizers`.
 
 ``dim`` follows PyTorch: an int, a tuple of ints, or None (or ``()``) for every dimension;
 negative dims count from the end. Rows receive ``dim`` normalised to a sorted tuple of
@@ -24,8 +24,8 @@ from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_s
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
 
 __all__ = [
-    "all", "amax", "amin", "any", "argmax", "argmin", "log_softmax", "logsumexp", "max", "mean",
-    "min", "norm", "prod", "softmax", "std", "sum", "var",
+    "all", "amax", "amin", "any", "argmax", "argmin", "logsumexp", "max", "mean", "min", "norm",
+    "prod", "std", "sum", "var",
 ]  # fmt: skip
 
 
@@ -250,16 +250,6 @@ def _logsumexp(x, dim, keepdim):
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
-def _softmax(x, dim):
-    e = np.asarray(x - np.amax(x, axis=dim, keepdims=True))  # the largest exponent is 0
-    if e.dtype.kind == "f":
-        np.exp(e, out=e)  # in place: e is this function's own array
-    else:
-        e = np.exp(e)  # integers: a float result
-    e /= np.sum(e, axis=dim, keepdims=True)
-    return e
-
-
 def _norm(x, p, dim, keepdim):
     a = np.abs(x)
     if p == 2:
@@ -318,19 +308,6 @@ logsumexp_row = reduction("logsumexp", _logsumexp, lambda x, out: xp.exp(x - out
                           doc="log(sum(exp(x))) over dim, without overflow.")
 norm_row = reduction("norm", _norm, lambda x, out, p, dim: _norm_partial(x, out, p, dim),
                      doc="The p-norm over dim.")
-
-# The softmax Jacobian diag(out) - out outᵀ is symmetric: VJP and JVP have one form.
-softmax_row = Op(
-    "softmax", lambda x, dim: _softmax(x, dim),
-    vjp=(lambda g, out, dim: out * (g - xp.sum(g * out, dim, True)),),
-    jvp=(lambda dx, out, dim: out * (dx - xp.sum(dx * out, dim, True)),),
-    kind="reduction", batch=batch_reduction, doc="exp(x) normalised to sum to 1 along dim.")
-# Written as x - logsumexp(x): finite at ±1000, where log(softmax(x)) would give -inf.
-log_softmax_row = Op(
-    "log_softmax", lambda x, dim: x - _logsumexp(x, dim, True),
-    vjp=(lambda g, out, dim: g - xp.exp(out) * xp.sum(g, dim, True),),
-    jvp=(lambda dx, out, dim: dx - xp.sum(xp.exp(out) * dx, dim, True),),
-    kind="reduction", batch=batch_reduction, doc="log(softmax(x, dim)), finite for large |x|.")
 
 argmax_row = Op("argmax", lambda x, dim, keepdim:
                 np.argmax(x, axis=dim, keepdims=keepdim).astype(np.int64),
@@ -583,24 +560,6 @@ def norm(x, p=2, dim=None, keepdim: bool = False):
     tensor([ 0.6000, -0.8000])
     """
     return norm_row(x, dim=_dims(x, dim, "norm"), keepdim=keepdim, p=_norm_order(p))
-
-
-def softmax(x, dim: int):
-    """exp(x) normalised to sum to 1 along ``dim``; finite for inputs like ±1000.
-
-    >>> softmax(Tensor([0.0, 1000.0]), dim=0)
-    tensor([0., 1.])
-    """
-    return softmax_row(x, dim=_one_dim(x, dim, "softmax"))
-
-
-def log_softmax(x, dim: int):
-    """log(softmax(x, dim)), computed as x - logsumexp(x, dim) so it stays finite.
-
-    >>> log_softmax(Tensor([0.0, 1000.0]), dim=0)
-    tensor([-1000.,     0.])
-    """
-    return log_softmax_row(x, dim=_one_dim(x, dim, "log_softmax"))
 
 
 def all(x, dim=None, keepdim: bool = False):

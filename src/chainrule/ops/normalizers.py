@@ -1,0 +1,100 @@
+"""Normalising rows: softmax and log_softmax along one dim, and standardizing over trailing
+dims, (x - mean) / sqrt(var + eps), layer norm's core.
+
+Softmax's Jacobian diag(out) - out outᵀ is symmetric, and so is standardizing's: with
+out = (x - mean) * rstd over n elements,
+
+    d out = rstd * (dx - mean(dx) - out * mean(dx * out)),
+
+so for each row the VJP and the JVP are the same expression, of g and of dx. Composed,
+standardizing is eight rows and their eight backward nodes (mean, var, sub, add, rsqrt,
+mul...); as one row it is one pass forward and one rule backward. Its rules recompute out
+from x, as PyTorch's layer norm does: the output may be changed in place after the forward.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import xp
+from ..op import Op
+from .reduce import _logsumexp, _one_dim, batch_reduction
+
+__all__ = ["log_softmax", "softmax"]
+
+
+def _softmax(x, dim):
+    e = np.asarray(x - np.amax(x, axis=dim, keepdims=True))  # the largest exponent is 0
+    if e.dtype.kind == "f":
+        np.exp(e, out=e)  # in place: e is this function's own array
+    else:
+        e = np.exp(e)  # integers: a float result
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
+
+
+# fmt: off
+softmax_row = Op(
+    "softmax", lambda x, dim: _softmax(x, dim),
+    vjp=(lambda g, out, dim: out * (g - xp.sum(g * out, dim, True)),),
+    jvp=(lambda dx, out, dim: out * (dx - xp.sum(dx * out, dim, True)),),
+    kind="reduction", batch=batch_reduction, doc="exp(x) normalised to sum to 1 along dim.")
+# Written as x - logsumexp(x): finite at ±1000, where log(softmax(x)) would give -inf.
+log_softmax_row = Op(
+    "log_softmax", lambda x, dim: x - _logsumexp(x, dim, True),
+    vjp=(lambda g, out, dim: g - xp.exp(out) * xp.sum(g, dim, True),),
+    jvp=(lambda dx, out, dim: dx - xp.sum(xp.exp(out) * dx, dim, True),),
+    kind="reduction", batch=batch_reduction, doc="log(softmax(x, dim)), finite for large |x|.")
+# fmt: on
+
+
+def _standardize(x, dims: tuple, eps: float):
+    centered = x - x.mean(axis=dims, keepdims=True)
+    var = np.mean(centered * centered, axis=dims, keepdims=True)
+    var += eps
+    np.sqrt(var, out=var)
+    centered /= var
+    return centered
+
+
+def _projected(v, x, dims: tuple, eps: float):
+    """rstd * (v - mean(v) - out * mean(v * out)): the Jacobian (symmetric) applied to v, with
+    out and rstd = 1 / sqrt(var(x) + eps) recomputed from x."""
+    n = math.prod(x.shape[d] for d in dims)
+    centered = x - xp.sum(x, dims, True) / n
+    rstd = 1 / xp.sqrt(xp.sum(centered * centered, dims, True) / n + eps)
+    out = centered * rstd
+    return rstd * (v - xp.sum(v, dims, True) / n - out * (xp.sum(v * out, dims, True) / n))
+
+
+standardize_row = Op(
+    "standardize", _standardize,
+    vjp=(lambda g, x, dims, eps: _projected(g, x, dims, eps),),
+    jvp=(lambda dx, x, dims, eps: _projected(dx, x, dims, eps),),
+    kind="reduction",
+    # dims count from the end, so a batch dim in front changes nothing.
+    batch=lambda op, values, batched, params: op(values[0], **params),
+    doc="(x - mean) / sqrt(var + eps) over the trailing dims (negative numbers, biased var).",
+)  # fmt: skip
+
+
+def softmax(x, dim: int):
+    """exp(x) normalised to sum to 1 along ``dim``; finite for inputs like ±1000.
+
+    >>> import chainrule as cr
+    >>> softmax(cr.tensor([0.0, 1000.0]), dim=0)
+    tensor([0., 1.])
+    """
+    return softmax_row(x, dim=_one_dim(x, dim, "softmax"))
+
+
+def log_softmax(x, dim: int):
+    """log(softmax(x, dim)), computed as x - logsumexp(x, dim) so it stays finite.
+
+    >>> import chainrule as cr
+    >>> log_softmax(cr.tensor([0.0, 1000.0]), dim=0)
+    tensor([-1000.,     0.])
+    """
+    return log_softmax_row(x, dim=_one_dim(x, dim, "log_softmax"))
