@@ -3,9 +3,11 @@ threads: each request (line, headers and body) must arrive within `READ_SECONDS`
 starting to wait for it, and at most `MAX_CONNECTIONS` connections are open at once.
 
 When every slot is taken, a new connection closes the one that has waited longest for its next
-request (an idle keep-alive connection, or a client sending a request byte by byte); only when
-every connection is busy answering is the new one refused with 503. A person's page therefore
-gets in even while something else holds many connections open.
+request (an idle keep-alive connection, or a client sending a request byte by byte), once that
+one has waited `GRACE_SECONDS`: a connection younger than that is most likely a request still
+being read on a busy machine, and closing it would lose a request that was on its way. Only
+when no connection has waited that long within `ADMIT_SECONDS` is the new one refused with
+503. A person's page therefore gets in even while something else holds many connections open.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ READ_SECONDS = 5.0  # for a whole request, from the moment the server waits for 
 WRITE_SECONDS = 10.0  # for the client to take each reply or event off the socket
 MAX_CONNECTIONS = 64  # open at once, over all clients
 ADMIT_SECONDS = 1.0  # how long a new connection waits for a closed idle one's slot
+GRACE_SECONDS = 0.25  # a connection waiting for its request less long is not closed for room
 
 
 class DeadlineReader(io.RawIOBase):
@@ -64,12 +67,20 @@ class Connections:
         self._waiting: dict[socket.socket, float] = {}  # socket -> when it began to wait
 
     def admit(self) -> bool:
-        """Take a slot for a new connection, closing the longest-waiting one if none is free;
-        False when every connection is busy answering for `ADMIT_SECONDS`."""
-        if not self._slots.acquire(blocking=False):
-            self._close_longest_waiting()
-            if not self._slots.acquire(timeout=ADMIT_SECONDS):
+        """Take a slot for a new connection, closing the longest-waiting one (if it has waited
+        `GRACE_SECONDS`) when none is free; False when none frees within `ADMIT_SECONDS`."""
+        deadline = time.monotonic() + ADMIT_SECONDS
+        closed = False
+        while not self._slots.acquire(blocking=False):
+            if not closed:
+                closed, eligible_in = self._close_longest_waiting()
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return False
+            # After a close, its thread gives the slot back; else look again when the oldest
+            # waiting connection has waited long enough to be closed.
+            if self._slots.acquire(timeout=left if closed else min(left, eligible_in)):
+                break
         with self._lock:
             self._open += 1
         return True
@@ -91,15 +102,21 @@ class Connections:
         with self._lock:
             self._waiting.pop(sock, None)
 
-    def _close_longest_waiting(self) -> None:
+    def _close_longest_waiting(self) -> tuple[bool, float]:
+        """Close the longest-waiting connection if it has waited `GRACE_SECONDS`: (True, 0);
+        else (False, the seconds until one will have)."""
         with self._lock:
             if not self._waiting:
-                return
+                return False, ADMIT_SECONDS
             sock = min(self._waiting, key=self._waiting.__getitem__)
+            waited = time.monotonic() - self._waiting[sock]
+            if waited < GRACE_SECONDS:
+                return False, GRACE_SECONDS - waited
             del self._waiting[sock]
         # Its thread, blocked reading, sees the end of the stream and ends.
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
+        return True, 0.0
 
     def __len__(self) -> int:
         with self._lock:
@@ -124,6 +141,6 @@ def refuse(sock: socket.socket, limit: int) -> None:
 
 
 __all__ = [
-    "ADMIT_SECONDS", "Connections", "DeadlineReader", "MAX_CONNECTIONS", "READ_SECONDS",
-    "WRITE_SECONDS", "refuse",
+    "ADMIT_SECONDS", "Connections", "DeadlineReader", "GRACE_SECONDS", "MAX_CONNECTIONS",
+    "READ_SECONDS", "WRITE_SECONDS", "refuse",
 ]  # fmt: skip
