@@ -353,16 +353,16 @@ def test_typename_matches_pytorch_for_non_tensors(torch):
 # Settings.
 
 
-def test_compile_returns_the_model_and_accepts_pytorchs_keywords():
+def test_compile_accepts_pytorchs_keywords_and_disable_returns_the_model():
     def fn(x):
         return x + 1
 
-    assert cr.compile(fn) is fn
-    assert cr.compile(fn, fullgraph=True, dynamic=False, backend="eager", mode="reduce-overhead",
-                      options={}, disable=True) is fn  # fmt: skip
-    assert cr.compile(mode="max-autotune")(fn) is fn
-    model = cr.nn.Linear(2, 2)
-    assert cr.compile(model) is model
+    compiled = cr.compile(fn, fullgraph=True, dynamic=False, backend="eager",
+                          mode="reduce-overhead", options={})  # fmt: skip
+    assert compiled(cr.tensor([1.0])).tolist() == [2.0]
+    assert cr.compile(fn, disable=True) is fn
+    assert cr.compile(mode="max-autotune")(fn)(cr.tensor([2.0])).tolist() == [3.0]
+    assert cr.jit is cr.compile
     with pytest.raises(TypeError):
         cr.compile(fn, bogus=1)
 

@@ -14,14 +14,15 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
     "allocator", "errors", "signatures", "counting", "special", "op", "graph", "dtypes", "settings",
-    "compiling", "ops.dims",
+    "ops.dims",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
     "tensor_base", "methods.numeric", "methods.reductions", "methods.indexing", "methods.linalg",
     "methods.factories", "methods.special", "methods.statistics", "methods.aliases",
     "methods.variants", "methods", "_tensor", "autograd_compat", "autograd", "function",
-    "profiler",
+    "profiler", "compiler.program", "compiler.tracer", "compiler.passes", "compiler.compiled",
+    "compiler",
     "creation", "random", "xp",
     "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan", "ops.sorting",
     "ops.indexing",

@@ -20,7 +20,7 @@ from .autograd import (
     set_grad_enabled,
 )
 from .checkpoint import checkpoint, checkpoint_sequential
-from .compiling import compile
+from .compiler import compile, jit, make_program
 from .counting import count_ops
 from .creation import (
     arange,
@@ -80,6 +80,7 @@ from .dtypes import float32 as float  # keep the builtins (this module uses none
 from .dtypes import int32 as int  # after this point)
 from .errors import (
     ChainruleError,
+    CompileError,
     DomainError,
     DTypeError,
     GraphError,
@@ -137,9 +138,9 @@ __version__ = "0.1.0"
 newaxis = None
 
 __all__ = [
-    "LINEAR", "MLP", "ChainruleError", "DTypeError", "DomainError", "Dual", "Function",
-    "GraphError", "Layer", "Neuron", "Op", "OutOfRangeError", "Report", "ShapeError", "Tensor",
-    "Value", "arange",
+    "LINEAR", "MLP", "ChainruleError", "CompileError", "DTypeError", "DomainError", "Dual",
+    "Function", "GraphError", "Layer", "Neuron", "Op", "OutOfRangeError", "Report", "ShapeError",
+    "Tensor", "Value", "arange",
     "autograd", "bool_", "checkpoint", "checkpoint_sequential", "count_ops", "profile", "func",
     "gradgradcheck", "default_generator", "derivative", "detect_anomaly", "elementwise",
     "enable_grad", "eye", "float16", "float32", "float64", "forward_gradient", "from_numpy",
@@ -163,7 +164,8 @@ __all__ += [
 __all__ += [  # dtype facts, settings and constants PyTorch has at top level
     "ModuleDict", "ParameterDict", "Size", "are_deterministic_algorithms_enabled", "can_cast",
     "compile", "contiguous_format", "dtype", "e", "finfo", "get_float32_matmul_precision",
-    "get_num_threads", "iinfo", "inf", "is_deterministic_algorithms_warn_only_enabled",
+    "get_num_threads", "iinfo", "inf", "is_deterministic_algorithms_warn_only_enabled", "jit",
+    "make_program",
     "legacy_contiguous_format", "memory_format", "nan", "newaxis", "pi",
     "prepare_multiprocessing_environment", "promote_types", "result_type",
     "set_float32_matmul_precision", "set_num_threads", "set_printoptions",

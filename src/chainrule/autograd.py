@@ -84,19 +84,28 @@ def _deliver(sums: dict, create_graph: bool) -> None:
                     result = hook(_as_tensor(total))
                     if result is not None:
                         total, owned = (result if create_graph else result.data), False
-        grad = leaf._grad  # the slot itself: these sums have the leaf's shape and dtype
         if create_graph:
+            grad = leaf._grad  # the slot itself: these sums have the leaf's shape and dtype
             leaf._grad = _as_tensor(total) if grad is None else grad + total
-        elif grad is None:
-            # A copy unless the pass made the sum: g may be shared with other leaves or be a
-            # read-only broadcast view.
-            leaf._grad = Tensor._make(total if owned else np.array(total))
         else:
-            leaf._grad = Tensor._make(np.asarray(grad.data + total))
+            accumulate_grad(leaf, total, owned)
         if hooks:
             for hook in hooks:
                 if type(hook) is AfterAccumulate:
                     hook.fn(leaf)
+
+
+def accumulate_grad(leaf: Tensor, total: np.ndarray, owned: bool) -> np.ndarray:
+    """Add the array ``total`` into ``leaf.grad`` (set it when there is none), as a backward
+    pass without create_graph does, and return the new ``.grad``'s array; ``owned``: the pass
+    made ``total`` itself. A compiled program's replay delivers its gradients through this."""
+    grad = leaf._grad
+    # Without a .grad, a copy unless the pass made the sum: g may be shared with other leaves
+    # or be a read-only broadcast view.
+    fresh = grad is None
+    array = (total if owned else np.array(total)) if fresh else np.asarray(grad.data + total)
+    leaf._grad = Tensor._make(array)
+    return array
 
 
 def run_backward(
@@ -142,13 +151,21 @@ def run_backward(
     leaves: dict = {}
     queue: list[tuple[int, Node]] = []  # the waiting nodes by -sequence: newest first
     counter = counting.active
-    profiler = counting.profiling  # read once per pass: each node then tests a local
+    profiler = counting.intercept  # read once per pass: each node then tests a local
+    # While the compiler traces, the rules run on Tensors, as for create_graph, so that their
+    # ops are recorded; they record graph nodes only when create_graph was asked for.
+    tracing = profiler is not None and profiler.traces
+    record_nodes = create_graph
+    if tracing:
+        profiler.begin_backward(create_graph, inputs is None)
+        create_graph = True
+        seeds = [None if g is None else _as_tensor(g) for g in seeds]
     anomaly = state.anomaly
     changes = latest_change
     # Nodes free their saved arrays as they finish, unless op counting still reads them.
     release = not retain_graph and counter is None
     previous_mode = state.grad_enabled
-    state.grad_enabled = create_graph  # the rules' own ops are recorded only for create_graph
+    state.grad_enabled = record_nodes  # the rules' own ops are recorded only for create_graph
     edges, grads, sender = list(map(edge_of, outputs)), seeds, None
     if profiler is not None:
         span = profiler.open("backward" if inputs is None else "grad", "backward")
@@ -209,9 +226,14 @@ def run_backward(
                 _check_finite(node, grads)
             edges, sender = node.edges, node
         if capture is None:
-            _deliver(leaves, create_graph)
+            if tracing:
+                profiler.deliver(leaves)
+            else:
+                _deliver(leaves, create_graph)
     finally:
         state.grad_enabled = previous_mode
+        if tracing:
+            profiler.end_backward()
         if profiler is not None:
             profiler.close(span)
     if capture is None:

@@ -37,6 +37,12 @@ class GraphError(ChainruleError, RuntimeError):
     """The autograd graph cannot be used as asked (freed, modified in place, no gradient)."""
 
 
+class CompileError(ChainruleError, RuntimeError):
+    """`chainrule.compile` cannot record a function as asked: with ``fullgraph=True``, what
+    would have been a graph break (a tensor's values read into Python, a `Function`
+    subclass). A RuntimeError, as PyTorch's for the same case under ``torch.compile``."""
+
+
 class ArgumentError(ChainruleError, TypeError):
     """A call's arguments cannot be taken as given: an argument PyTorch has that chainrule
     refuses on purpose (``out=``), or one argument given under two names (``dim`` and ``axis``).

@@ -24,6 +24,10 @@ from .tensor_base import ViewOf, current_view
 #: with a batched argument through the op's batching rule (None otherwise: one check per op).
 batch_hook: Callable | None = None
 
+#: Set when `apply_op` gives a float result PyTorch's dtype (`_promoted`): the compiler's
+#: tracer clears it before an op and reads it after, to replay the same promotion.
+promoted = False
+
 #: Makes an object without running its class's ``__init__`` (for apply_op's results and nodes).
 _new = object.__new__
 _ndarray = np.ndarray  # a module global: one lookup, not np's attribute, per op
@@ -37,8 +41,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     (`Tensor._make`) and the `OpNode` itself, field by field, instead of calling them (a test
     pins these fields to their classes' slots; docs/guides/performance.md has the numbers).
     """
-    if counting.profiling is not None:
-        return counting.profiling.run_op(op, args, params)  # times this call, run unprofiled
+    if counting.intercept is not None:
+        return counting.intercept.run_op(op, args, params)  # times this call, run unprofiled
     if params and not TRANSLATED.isdisjoint(params):
         params = translate(op.name, params)  # axis= for dim=, keepdims=, a refused out=
     if batch_hook is not None:
@@ -156,6 +160,7 @@ def _promoted(op: Op, out: np.ndarray, arrays: Sequence, params: dict) -> np.nda
     ``int_tensor + float32_tensor`` is float32, as in PyTorch. The result is kept when an
     operand array has its dtype, the op was asked for a dtype (``cast``) or the row says the
     dtype is its own choice (``keeps_float64``)."""
+    global promoted
     if op.keeps_float64 or "dtype" in params:
         return out
     floats = [a.dtype for a in arrays if type(a) is np.ndarray and a.dtype.kind == "f"]
@@ -165,8 +170,12 @@ def _promoted(op: Op, out: np.ndarray, arrays: Sequence, params: dict) -> np.nda
     if out.dtype.char == "e":  # float16 from bools or 8-bit integers: too coarse to round up
         exact = [a.astype(target) if type(a) is np.ndarray and a.dtype.kind in "biu" else a
                  for a in arrays]  # fmt: skip
+        promoted = True
         return np.asarray(op.forward(*exact, **params))
-    return out if target == out.dtype else out.astype(target)
+    if target == out.dtype:
+        return out
+    promoted = True
+    return out.astype(target)
 
 
 def _explain(op: Op, arrays: Sequence, exc: Exception) -> Exception:
@@ -233,12 +242,17 @@ class OpNode(Node):
     def _as_tensors(self) -> dict:
         """The saved values as Tensors connected to the graph, so rules record ops."""
         env = dict(self.saved)
+        # While the compiler traces, an input without gradient is a Tensor too, so that what
+        # the rules do with it (x.mT) is recorded rather than done in NumPy out of sight.
+        tracing = counting.intercept is not None and counting.intercept.traces
         for i, name in self.plan.inputs:
             edge = self.edges[i]
             if isinstance(edge, Tensor):
                 env[name] = edge
             elif edge is not None:
                 env[name] = Tensor._make(env[name], grad_fn=edge[0], output_nr=edge[1])
+            elif tracing and isinstance(env[name], _ndarray):
+                env[name] = Tensor._make(env[name])
         if self.plan.out:
             env["out"] = Tensor._make(env["out"], grad_fn=self, output_nr=0)
         return env
@@ -309,8 +323,8 @@ class Function(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the op on Tensors and record it in the graph; returns a Tensor (or a tuple)."""
-        if counting.profiling is not None:
-            return counting.profiling.run_function(cls, args, kwargs)
+        if counting.intercept is not None:
+            return counting.intercept.run_function(cls, args, kwargs)
         if batch_hook is not None:
             batch_hook(cls, args, kwargs)  # no batching rule: vmap loops over examples
         node = cls()

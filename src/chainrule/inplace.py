@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import counting
 from ._tensor import Tensor
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import state
@@ -65,11 +66,11 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
     if node is not None and base is not None:
         # The base's new history: its old one with the view's region replaced by the result.
         rewritten = indexing.copy_slices_row(base, result, steps=view.steps)
-        np.copyto(base.data, rewritten.data, casting="same_kind")
+        _copy_into(base.data, rewritten.data)
         base._version_counter.bump(name)
         base._grad_fn, base._output_nr, base._requires_grad = rewritten._grad_fn, 0, True
     else:
-        np.copyto(tensor.data, result.data, casting="same_kind")
+        _copy_into(tensor.data, result.data)
         tensor._version_counter.bump(name)
         if node is not None:
             tensor._grad_fn, tensor._output_nr = node, result._output_nr
@@ -82,6 +83,14 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
     if base is not None:
         current_view(tensor)  # the view's history: the base's new one, then its view rows
     return tensor
+
+
+def _copy_into(target: np.ndarray, source: np.ndarray) -> None:
+    """Write ``source`` into the array ``target``; the compiler's tracer records the write."""
+    np.copyto(target, source, casting="same_kind")
+    tracer = counting.intercept
+    if tracer is not None and tracer.traces:
+        tracer.record_write(target, source)
 
 
 def _write_tangent(base: Tensor, steps: tuple, tangent) -> None:

@@ -1,7 +1,7 @@
 """`profile`, PyTorch's ``torch.profiler.profile``: where the time of a program goes, op by op,
 forward and backward, as a table or as a Chrome trace. `record_function` adds spans of your own.
 
-The engine calls in through one seam, ``counting.profiling`` (None outside a profile, one test
+The engine calls in through one seam, ``counting.intercept`` (None outside a profile, one test
 per op), checked by `apply_op`, `Function.apply` and the backward pass; this module does the rest.
 """
 
@@ -255,7 +255,7 @@ class profile:
         """Begin recording (what entering the ``with`` block does)."""
         if self._running:
             raise RuntimeError("profile: already started")
-        self._previous, counting.profiling = counting.profiling, self
+        self._previous, counting.intercept = counting.intercept, self
         self._lists = [self._events] + (self._previous._lists if self._previous else [])
         self._running = True
 
@@ -263,7 +263,7 @@ class profile:
         """End recording (what leaving the ``with`` block does) and call ``on_trace_ready``."""
         if not self._running:
             return
-        counting.profiling = self._previous
+        counting.intercept = self._previous
         self._previous, self._running = None, False
         if self.on_trace_ready is not None:
             self.on_trace_ready(self)
@@ -279,28 +279,31 @@ class profile:
         """Mark the end of a training step (PyTorch's schedules use it); only counted here."""
         self.step_num += 1
 
-    # The engine's calls (through ``counting.profiling``).
+    #: What `counting.intercept` asks: a profile times the engine's calls, it records nothing.
+    traces = False
+
+    # The engine's calls (through ``counting.intercept``).
 
     def run_op(self, op, args: tuple, params: dict):
         """`apply_op` while profiling: the op run and timed as one event."""
-        counting.profiling = None  # the call below runs the op itself, unprofiled
+        counting.intercept = None  # the call below runs the op itself, unprofiled
         start = perf_counter_ns()
         try:
             return apply_op(op, *args, **params)
         finally:
             end = perf_counter_ns()
-            counting.profiling = self
+            counting.intercept = self
             self._leaf(op.name, start, end, args)
 
     def run_function(self, cls, args: tuple, kwargs: dict):
         """`Function.apply` while profiling: the user's forward timed as one event."""
-        counting.profiling = None
+        counting.intercept = None
         start = perf_counter_ns()
         try:
             return cls.apply(*args, **kwargs)
         finally:
             end = perf_counter_ns()
-            counting.profiling = self
+            counting.intercept = self
             self._leaf(cls.__name__, start, end, args)
 
     def run_node(self, node, grads: list, create_graph: bool, release: bool) -> list:
@@ -405,7 +408,7 @@ class record_function(ContextDecorator):
         self._open: list[tuple] = []  # (profiler, event) per entry: a decorator may recurse
 
     def __enter__(self) -> record_function:
-        profiler = counting.profiling
+        profiler = counting.intercept
         self._open.append(
             None if profiler is None else (profiler, profiler.open(self.name, "user"))
         )

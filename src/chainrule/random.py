@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from ._tensor import Tensor
+from .counting import replayed_whole
 from .creation import _new, _size
 from .dtypes import as_device, as_dtype, bool_, get_default_dtype, int64, uint8
 from .errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
@@ -223,6 +224,7 @@ def _with_zero_gradient(array: np.ndarray, *inputs) -> Tensor:
 # Tensors of a given size.
 
 
+@replayed_whole
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1).
 
@@ -234,6 +236,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     return _new(array.astype(_float_dtype(dtype, "rand")), requires_grad)
 
 
+@replayed_whole
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples.
 
@@ -245,6 +248,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     return _new(array.astype(_float_dtype(dtype, "randn")), requires_grad)
 
 
+@replayed_whole
 def randint(
     low: int = 0, high=None, size=None, *, generator=None, dtype=None, device=None,
     requires_grad: bool = False,
@@ -276,6 +280,7 @@ def randint(
     return _new(array.astype(as_dtype(dtype, "randint") or int64), requires_grad)
 
 
+@replayed_whole
 def randperm(
     n: int, *, generator=None, dtype=int64, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -294,6 +299,7 @@ def randperm(
 # Tensors shaped like another.
 
 
+@replayed_whole
 def rand_like(
     input: Tensor, *, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -304,6 +310,7 @@ def rand_like(
                 requires_grad=requires_grad)  # fmt: skip
 
 
+@replayed_whole
 def randn_like(
     input: Tensor, *, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -314,6 +321,7 @@ def randn_like(
                  requires_grad=requires_grad)  # fmt: skip
 
 
+@replayed_whole
 def randint_like(
     input: Tensor, low: int = 0, high=None, *, generator=None, dtype=None, device=None,
     requires_grad: bool = False,
@@ -336,6 +344,7 @@ def randint_like(
 # Sampling from distributions given by tensors.
 
 
+@replayed_whole
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator=None
 ) -> Tensor:
@@ -381,6 +390,7 @@ def multinomial(
     return Tensor._make(index.reshape(x.shape[:-1] + (num_samples,)).astype(int64))
 
 
+@replayed_whole
 def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     """0 or 1 for each element, 1 with probability ``input`` (or ``p`` when given, with
     ``input``'s shape), in ``input``'s dtype.
@@ -397,6 +407,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     return _with_zero_gradient(array, x)
 
 
+@replayed_whole
 def normal(
     mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     requires_grad: bool = False,
@@ -445,6 +456,7 @@ def normal(
     return _with_zero_gradient(array, *tensors)
 
 
+@replayed_whole
 def poisson(input: Tensor, generator=None) -> Tensor:
     """A Poisson count for each rate in ``input``, in ``input``'s (floating-point) dtype.
 

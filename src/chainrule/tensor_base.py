@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from . import counting
 from .dtypes import CPU, as_dtype, bool_, device, get_default_dtype, int64
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import RemovableHandle, VersionCounter, state
@@ -202,6 +203,8 @@ class TensorBase:
                     f"dtype {fmt_dtype(self.dtype)}"
                 )
         self._grad = value
+        if counting.intercept is not None and counting.intercept.traces:
+            counting.intercept.set_grad(self, value)
 
     @property
     def grad_fn(self):
@@ -278,10 +281,14 @@ class TensorBase:
                 f"item: only a one-element tensor has an item, this one has shape "
                 f"{fmt_shape(self.shape)}"
             )
+        if counting.intercept is not None:
+            _escape(self, "item()")
         return self.data.item()
 
     def tolist(self):
         """The data as (nested) Python lists."""
+        if counting.intercept is not None:
+            _escape(self, "tolist()")
         return self.data.tolist()
 
     def numpy(self) -> np.ndarray:
@@ -290,9 +297,13 @@ class TensorBase:
             raise GraphError(
                 "numpy: this tensor requires grad; call .detach().numpy() to get its data"
             )
+        if counting.intercept is not None:
+            _escape(self, "numpy()")
         return self.data
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        if counting.intercept is not None:
+            _escape(self, "NumPy conversion (np.asarray)")
         return self.data if dtype is None else self.data.astype(dtype)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
@@ -349,6 +360,8 @@ class TensorBase:
                 f"bool: a tensor of shape {fmt_shape(self.shape)} has no single truth value; "
                 "use .any() or .all()"
             )
+        if counting.intercept is not None:
+            _escape(self, "bool()")
         return bool(self.data)
 
     def __float__(self) -> float:
@@ -451,3 +464,11 @@ class TensorBase:
             hooks = self.grad_fn.hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
+
+
+def _escape(tensor: TensorBase, how: str) -> None:
+    """Tell the compiler's tracer that a tensor's values leave for Python or NumPy (``how``):
+    what is done with them there cannot be recorded, so the record ends (a graph break)."""
+    tracer = counting.intercept
+    if tracer.traces:
+        tracer.escape(tensor, how)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import ShapeError, fmt_shape
 from ..random import default_generator
 from ._checks import _check_probability
@@ -17,6 +18,22 @@ __all__ = [
     "alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "feature_dropout",
 ]  # fmt: skip
+
+
+@replayed_whole
+def _kept_scale(shape: tuple, p: float, dtype) -> np.ndarray:
+    """A fresh mask of ``shape``: 1 / (1 - p) where kept (probability 1 - p), else 0."""
+    keep = default_generator().random(shape) >= p
+    return (keep.astype(dtype) * (1.0 / (1.0 - p))).astype(dtype)
+
+
+@replayed_whole
+def _alpha_scale_shift(shape: tuple, p: float, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """A fresh draw of alpha dropout's affine map, a * x + b, per element of ``shape``."""
+    keep = (default_generator().random(shape) >= p).astype(np.float64)
+    a = 1.0 / np.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
+    b = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
+    return (keep * a).astype(dtype), b.astype(dtype)
 
 
 def _channel_dropout(
@@ -34,9 +51,7 @@ def _channel_dropout(
         return input
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, f"{op}_")
-    mask_shape = shape[:-spatial] + (1,) * spatial
-    keep = default_generator().random(mask_shape) >= p
-    scale = (keep * (1.0 / (1.0 - p))).astype(input.dtype)
+    scale = _kept_scale(shape[:-spatial] + (1,) * spatial, p, input.dtype)
     return _in_place(input, lambda x: x * scale, inplace, f"{op}_")
 
 
@@ -84,8 +99,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, "dropout_")
-    keep = default_generator().random(np.shape(input)) >= p  # kept with probability 1 - p
-    scale = (keep.astype(input.dtype) * (1.0 / (1.0 - p))).astype(input.dtype)
+    scale = _kept_scale(np.shape(input), p, input.dtype)
     return _in_place(input, lambda x: x * scale, inplace, "dropout_")
 
 
@@ -126,8 +140,7 @@ def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
         return input
     if p == 1:
         return input * 0.0
-    keep = default_generator().random(mask_shape) >= p
-    return input * (keep * (1.0 / (1.0 - p))).astype(input.dtype)
+    return input * _kept_scale(mask_shape, p, input.dtype)
 
 
 # SELU's negative saturation, -scale * alpha: a dropped unit takes this value (then the affine
@@ -145,10 +158,7 @@ def _alpha_dropout(
         return input
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, f"{op}_")
-    keep = (default_generator().random(mask_shape) >= p).astype(np.float64)
-    a = 1.0 / np.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
-    b = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
-    scale, shift = (keep * a).astype(input.dtype), b.astype(input.dtype)
+    scale, shift = _alpha_scale_shift(mask_shape, p, input.dtype)
     return _in_place(input, lambda x: x * scale + shift, inplace, f"{op}_")
 
 

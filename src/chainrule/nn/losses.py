@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import (
     DomainError,
     DTypeError,
@@ -48,9 +49,24 @@ def _class_dim(input: Tensor, op: str) -> int:
 def _nll(
     logp: Tensor, target, weight, ignore_index: int, op: str
 ) -> tuple[Tensor, np.ndarray, np.ndarray]:
-    """Per-element -weight[t] * logp[t] (0 where ignored), the kept mask and the weights."""
-    shape = np.shape(logp)
+    """Per-element -weight[t] * logp[t] (0 where ignored), the kept mask (1 or 0, in logp's
+    dtype) and the reciprocal of the weights' sum (nan when every target is ignored)."""
     class_dim = _class_dim(logp, op)
+    index, w, keep, inverse = _targets(
+        np.shape(logp), class_dim, target, weight, ignore_index, logp.dtype, op
+    )
+    picked = logp.gather(class_dim, index).squeeze(class_dim)
+    return -picked * w, keep, inverse
+
+
+@replayed_whole
+def _targets(
+    shape: tuple, class_dim: int, target, weight, ignore_index: int, dtype, op: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the class indices ``target`` select, worked out in NumPy (checked): the index for
+    gather, the weight of each target (0 where ignored), the kept mask and the reciprocal of
+    the weights' sum, as a 0-d array of ``dtype``. A compiled step runs this again at each
+    replay, so a new batch's targets are read, and checked, each time."""
     t = _array(target)
     if t.dtype.kind not in "iu":
         raise DTypeError(
@@ -78,14 +94,11 @@ def _nll(
             f"{op}: weight has shape {fmt_shape(class_weight.shape)} but the input of shape "
             f"{fmt_shape(shape)} has {classes} classes"
         )
-    w = np.where(keep, class_weight[safe], 0).astype(logp.dtype)
-    picked = logp.gather(class_dim, np.expand_dims(safe, class_dim)).squeeze(class_dim)
-    return -picked * w, keep, w
-
-
-def _weighted_mean(total: Tensor, weight_sum: float) -> Tensor:
+    w = np.where(keep, class_weight[safe], 0).astype(dtype)
     # Every target ignored: PyTorch gives nan (0 / 0).
-    return total * (1.0 / weight_sum if weight_sum else math.nan)
+    weight_sum = float(w.sum())
+    inverse = np.asarray(1.0 / weight_sum if weight_sum else math.nan, dtype=dtype)
+    return np.expand_dims(safe, class_dim), w, keep.astype(dtype), inverse
 
 
 def nll_loss(
@@ -106,9 +119,9 @@ def nll_loss(
     tensor(2.5000)
     """
     _check_reduction(reduction, "nll_loss")
-    loss, _, w = _nll(input, target, weight, ignore_index, "nll_loss")
+    loss, _, inverse = _nll(input, target, weight, ignore_index, "nll_loss")
     if reduction == "mean":
-        return _weighted_mean(loss.sum(), float(w.sum()))
+        return loss.sum() * inverse
     return _reduce(loss, reduction)
 
 
@@ -147,21 +160,15 @@ def cross_entropy(
             logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
         loss = -(logp * target).sum(class_dim)
         return _reduce(loss, reduction)
-    loss, keep, w = _nll(logp, target, weight, ignore_index, "cross_entropy")
-    if reduction == "mean":
-        loss = _weighted_mean(loss.sum(), float(w.sum()))
-    else:
-        loss = _reduce(loss, reduction)
+    loss, keep, inverse = _nll(logp, target, weight, ignore_index, "cross_entropy")
+    loss = loss.sum() * inverse if reduction == "mean" else _reduce(loss, reduction)
     if not smoothing:
         return loss
     # The uniform part: -sum over classes of weight[c] * logp[c], 0 where the target is ignored.
     if weight is not None:
         logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
-    smooth = -logp.sum(class_dim) * keep.astype(logp.dtype)
-    if reduction == "mean":
-        smooth = _weighted_mean(smooth.sum(), float(w.sum()))
-    else:
-        smooth = _reduce(smooth, reduction)
+    smooth = -logp.sum(class_dim) * keep
+    smooth = smooth.sum() * inverse if reduction == "mean" else _reduce(smooth, reduction)
     return loss * (1 - smoothing) + smooth * (smoothing / classes)
 
 

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import dtypes
+from .. import counting, dtypes
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
@@ -120,6 +120,8 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
+        if counting.intercept is not None and counting.intercept.traces:
+            counting.intercept.modules.append(self)  # its mode (train/eval) guards the record
         pre_hooks = self.__dict__.get("_forward_pre_hooks")
         hooks = self.__dict__.get("_forward_hooks")
         if not pre_hooks and not hooks:
@@ -419,6 +421,7 @@ class Module:
             param.requires_grad_(requires_grad)
         return self
 
+    @counting.replayed_whole
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
         zero_grads(self.parameters(), set_to_none)

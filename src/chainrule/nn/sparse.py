@@ -8,6 +8,7 @@ import numpy as np
 from .. import ops
 from .._tensor import Tensor
 from ..autograd import no_grad
+from ..counting import replayed_whole
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from . import init
@@ -27,13 +28,15 @@ def _indices(x, op: str, what: str) -> np.ndarray:
     return array
 
 
-def _check_rows(index: np.ndarray, weight: Tensor, op: str) -> int:
-    rows = np.shape(weight)[0]
+def _check_rows(index: np.ndarray, weight, op: str) -> int:
+    """The rows of ``weight`` (a tensor or its shape), once every index picks one of them."""
+    shape = weight if isinstance(weight, tuple) else np.shape(weight)
+    rows = shape[0]
     if index.size and (index.min() < 0 or index.max() >= rows):
         bad = int(index.min() if index.min() < 0 else index.max())
         raise OutOfRangeError(
             f"{op}: index {bad} is out of range for a weight of shape "
-            f"{fmt_shape(np.shape(weight))} (valid: 0 to {rows - 1})"
+            f"{fmt_shape(shape)} (valid: 0 to {rows - 1})"
         )
     return rows
 
@@ -91,11 +94,15 @@ def embedding(
     tensor([[[1., 0., 0.],
              [0., 0., 1.]]])
     """
-    index = _indices(input, "embedding", "input")
-    rows = _check_rows(index, weight, "embedding")
+    rows = np.shape(weight)[0]
     padding_idx = _padding_row(padding_idx, rows, "embedding")
-    if max_norm is not None:
-        _renorm(weight, index, max_norm, norm_type)
+    if max_norm is not None or scale_grad_by_freq:
+        index = _indices(input, "embedding", "input")
+        _check_rows(index, weight, "embedding")
+        if max_norm is not None:
+            _renorm(weight, index, max_norm, norm_type)
+    else:
+        index = _lookup(input, np.shape(weight))  # one call: a compiled step reads new indices
     out = weight[index]
     if scale_grad_by_freq and index.size:
         out = _by_frequency(out, index)
@@ -104,6 +111,14 @@ def embedding(
     is_padding = (index == padding_idx)[..., None]
     # The padding row is looked up like any other, but through a detached copy: no gradient.
     return ops.where(is_padding, weight.detach()[index], out) if is_padding.any() else out
+
+
+@replayed_whole(pure=True)
+def _lookup(input: Tensor, weight_shape: tuple) -> np.ndarray:
+    """The checked integer array of the indices ``input`` into a weight of ``weight_shape``."""
+    index = _indices(input, "embedding", "input")
+    _check_rows(index, weight_shape, "embedding")
+    return index
 
 
 def _bags(index: np.ndarray, offsets, include_last_offset: bool) -> tuple[np.ndarray, int]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
@@ -249,6 +250,7 @@ def _check_in_range(item, shape: tuple, dim: int, op: str) -> None:
             )
 
 
+@replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
 def _normalize_index(shape: tuple, index, op: str = "getitem") -> tuple:
     """``index`` as a checked tuple of ints, slices, None, Ellipsis and int or bool arrays."""
     items = tuple(_index_item(i, op) for i in (index if isinstance(index, tuple) else (index,)))
@@ -382,8 +384,14 @@ def gather(x, dim: int, index):
     tensor([[1, 1],
             [4, 3]])
     """
-    dim, index = check_along("gather", np.shape(x), dim, index)
-    return index_row(x, index=along(index, dim))
+    return index_row(x, index=_gather_index(np.shape(x), dim, index))
+
+
+@replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
+def _gather_index(shape: tuple, dim: int, index) -> tuple:
+    """The checked advanced index that gathers ``index`` along ``dim`` of ``shape``."""
+    dim, index = check_along("gather", shape, dim, index)
+    return along(index, dim)
 
 
 # Pieces along a dim, as views.

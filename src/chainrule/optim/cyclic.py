@@ -12,6 +12,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..counting import replayed_whole
 from ..errors import DomainError
 from .optimizers import Optimizer
 from .scheduler import LRScheduler, _check_optimizer, per_group
@@ -211,6 +212,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         cosine = 1 + math.cos(math.pi * self.T_cur / self.T_i)
         return [self.eta_min + (base - self.eta_min) * cosine / 2 for base in self.base_lrs]
 
+    @replayed_whole
     def step(self, epoch: float | None = None) -> None:
         """Advance one epoch, or go to ``epoch`` (fractional allowed: ``epoch + i / iters``)."""
         self._step_count += 1

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import enable_grad
+from ..counting import replayed_whole
 from ..errors import DomainError
 from .optimizers import Optimizer
 
@@ -226,6 +227,7 @@ class LBFGS(Optimizer):
         self._set(start)
         return loss, grad
 
+    @replayed_whole
     def step(self, closure: Callable[[], Any]) -> Any:  # type: ignore[override]
         """Run up to ``max_iter`` L-BFGS iterations; returns the loss the closure gave first."""
         if closure is None:

@@ -13,6 +13,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError
 from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from .optimizers import Optimizer
@@ -136,6 +137,7 @@ class SequentialLR(_Composite):
             return [leaf for inner in scheduler._schedulers for leaf in SequentialLR._all(inner)]
         return [scheduler] if hasattr(scheduler, "last_epoch") else []
 
+    @replayed_whole
     def step(self) -> None:  # type: ignore[override]
         """Advance one epoch with the scheduler whose turn it is."""
         self.last_epoch += 1
@@ -176,6 +178,7 @@ class ChainedScheduler(_Composite):
         self.optimizer = optimizer
         self._last_lr = [group["lr"] for group in optimizer.param_groups]
 
+    @replayed_whole
     def step(self) -> None:  # type: ignore[override]
         """Step each scheduler in order."""
         for scheduler in self._schedulers:
@@ -249,6 +252,7 @@ class ReduceLROnPlateau:
             return value > self.best * (self.threshold + 1.0)
         return value > self.best + self.threshold
 
+    @replayed_whole
     def step(self, metrics: float, epoch: int | None = None) -> None:
         """Record this epoch's metric (a number or a one-element Tensor) and maybe reduce."""
         current = float(metrics)

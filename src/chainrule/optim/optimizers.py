@@ -18,6 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import enable_grad
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..nn.grads import zero_grads
 
@@ -125,10 +126,12 @@ class Optimizer:
         if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
             raise DomainError(f"{self._name}: invalid betas {betas!r}; each must be in [0, 1)")
 
+    @replayed_whole
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
+    @replayed_whole
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()`` if given.
 

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError
 from .optimizers import Optimizer
 
@@ -75,6 +76,7 @@ class LRScheduler:
         """The lrs for the epoch ``last_epoch`` has just become (subclasses define it)."""
         raise NotImplementedError(f"{type(self).__name__}: define get_lr")
 
+    @replayed_whole
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch and write the new lr into every parameter group.
 

@@ -1,0 +1,16 @@
+"""``chainrule.compile``: record a function's call (forward, backward, updates) as a `Program`
+of NumPy calls, check it, and replay it; `make_program` shows the record.
+
+- `chainrule.compiler.program`: the IR (`Var`, `Equation`, `Program`) and its replay;
+- `chainrule.compiler.tracer`: recording a call through the engine's intercept seam;
+- `chainrule.compiler.passes`: dead code, common subexpressions, constant folding;
+- `chainrule.compiler.compiled`: `compile`, its cache and guards, `make_program`.
+"""
+
+from .compiled import CACHE_SIZE, CompiledFunction, compile, jit, make_program
+from .program import Equation, Program, Var
+
+__all__ = [
+    "CACHE_SIZE", "CompiledFunction", "Equation", "Program", "Var", "compile", "jit",
+    "make_program",
+]  # fmt: skip

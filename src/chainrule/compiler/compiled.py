@@ -1,0 +1,460 @@
+"""`compile`: record a function's call once, check the record on a second call, then replay it
+without the engine's bookkeeping; `make_program` gives the record itself.
+
+How a call is served:
+
+1. Its *signature* (the input tensors' shapes, dtypes and requires_grad, the other
+   arguments' values, grad mode) picks a cache entry; a record also checks its *guards* (the
+   shapes and requires_grad of the tensors it reads as state, the train/eval mode of the
+   modules it called).
+2. The first call with a signature runs eagerly while a `Tracer` records it. The second runs
+   eagerly and is recorded again; the two records must agree, equation for equation. This is
+   how the compiler tells state (the same tensor both times: a parameter, read at each call)
+   from constants (equal values: a mask made inside the function) and finds what the record
+   cannot replay (a tensor made from data outside the record, which differs between calls).
+3. From then on the program, after `optimize`, is replayed.
+
+A graph break, a disagreement between the records, or more signatures than the cache holds
+makes the function run eagerly for that signature, with one warning that says why.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import counting
+from .._tensor import Tensor
+from ..graph import state
+from .passes import optimize
+from .program import Program, Var
+from .tracer import Tracer, _Slot
+
+#: Signatures a compiled function keeps records for before running new ones eagerly
+#: (``torch.compile``'s recompile limit).
+CACHE_SIZE = 8
+
+
+class _Eager(Exception):
+    """A record cannot be replayed: the reason, for the warning."""
+
+
+class _Record:
+    """A verified program for one signature, ready to replay, with its guards."""
+
+    def __init__(self, program: Program, spec: Any, guards: list, modules: list,
+                 values: list) -> None:  # fmt: skip
+        self.program, self.spec = program, spec
+        self.replay = program.build()
+        self._guards = guards  # (tensor, shape, dtype, requires_grad) per state tensor
+        self._modules = modules  # (module, training) per module called
+        self._values = values  # (position, array) per input that must keep its values
+
+    def holds(self, tensors: list[Tensor]) -> bool:
+        """Whether the state, the modules and the inputs are still as they were recorded."""
+        for i, values in self._values:
+            if not np.array_equal(tensors[i].data, values):
+                return False
+        for tensor, shape, dtype, requires_grad in self._guards:
+            data = tensor.data
+            if (
+                data.shape != shape
+                or data.dtype != dtype
+                or tensor._requires_grad is not requires_grad
+            ):
+                return False
+        return all(module.training is training for module, training in self._modules)
+
+    def run(self, tensors: list[Tensor]) -> Any:
+        return _rebuild(self.spec, self.replay(tensors), tensors)
+
+
+class _Entry:
+    """What a compiled function knows about one signature."""
+
+    def __init__(self) -> None:
+        self.records: list[_Record] = []
+        self.pending: tuple | None = None  # the first trace, waiting for a second to agree
+        self.eager: str | None = None  # why this signature runs eagerly
+
+
+class CompiledFunction:
+    """A function that records its first calls and replays them (see `compile`).
+
+    ``program`` is the last program built (None before the second call with a signature);
+    ``stats`` counts traces, replays and eager calls.
+    """
+
+    def __init__(self, fn: Callable, fullgraph: bool = False, name: str | None = None) -> None:
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        self.program: Program | None = None
+        self.stats = {"traced": 0, "replayed": 0, "eager": 0}
+        self._entries: dict[tuple, _Entry] = {}
+        functools.update_wrapper(self, fn, updated=())
+
+    def __call__(self, *args, **kwargs):
+        if counting.intercept is not None:  # inside a profile or another trace: run it so
+            self.stats["eager"] += 1
+            return self.fn(*args, **kwargs)
+        tensors: list[Tensor] = []
+        try:
+            key = (state.grad_enabled, _signature((args, kwargs), tensors))
+        except TypeError:  # an argument that cannot be told apart by value (unhashable)
+            key = None
+        if key is None or any(t._grad_fn is not None for t in tensors):
+            self.stats["eager"] += 1
+            return self.fn(*args, **kwargs)
+        entry = self._entries.get(key)
+        if entry is None:
+            if len(self._entries) >= CACHE_SIZE:
+                self._warn(f"more than {CACHE_SIZE} signatures were recorded")
+                self.stats["eager"] += 1
+                return self.fn(*args, **kwargs)
+            entry = self._entries[key] = _Entry()
+        if entry.eager is None:
+            for record in entry.records:
+                if record.holds(tensors):
+                    self.stats["replayed"] += 1
+                    return record.run(tensors)
+        if entry.eager is not None:
+            self.stats["eager"] += 1
+            return self.fn(*args, **kwargs)
+        return self._trace(entry, args, kwargs, tensors)
+
+    def _trace(self, entry: _Entry, args: tuple, kwargs: dict, tensors: list[Tensor]):
+        tracer = Tracer(tensors, self.fullgraph)
+        with tracer:
+            result = self.fn(*args, **kwargs)
+        self.stats["traced"] += 1
+        try:
+            if tracer.broken is not None:
+                raise _Eager(f"graph break: {tracer.broken}")
+            spec = _output_spec(result, tracer)
+            first, entry.pending = entry.pending, (tracer, spec)
+            if first is not None:
+                record = _verified(first, (tracer, spec), self.name)
+                entry.records.append(record)
+                entry.pending = None
+                self.program = record.program
+        except _Eager as reason:
+            entry.eager = str(reason)
+            entry.pending = None
+            self._warn(str(reason))
+        return result
+
+    def _warn(self, reason: str) -> None:
+        warnings.warn(f"compile({self.name}): {reason}; this signature runs eagerly", stacklevel=4)
+
+    def __get__(self, obj, objtype=None):
+        """Bound to an instance when used as a method decorator."""
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<compiled {self.name}: {self.stats}>"
+
+
+def _signature(value: Any, tensors: list[Tensor]) -> Any:
+    """A hashable key for the call's arguments; their tensors are appended to ``tensors``."""
+    if isinstance(value, Tensor):
+        tensors.append(value)
+        return ("T", value.data.shape, value.data.dtype, value._requires_grad)
+    if type(value) in (tuple, list):
+        return (type(value).__name__, tuple(_signature(v, tensors) for v in value))
+    if type(value) is dict:
+        return ("dict", tuple((k, _signature(v, tensors)) for k, v in value.items()))
+    if value is None or type(value) in (bool, int, float, str, complex):
+        return (type(value).__name__, value)
+    if isinstance(value, np.ndarray):
+        raise TypeError("a NumPy array argument")  # its values would be baked in: eager
+    return ("object", id(value))
+
+
+def _output_spec(result: Any, tracer: Tracer) -> Any:
+    """How to rebuild the call's result from the replay's output arrays."""
+    if isinstance(result, Tensor):
+        if result._requires_grad and state.grad_enabled:
+            raise _Eager(
+                "the result requires grad, and its graph is not replayed; compile the whole "
+                "step (forward, backward and the optimizer's step) instead"
+            )
+        var = tracer.vars.get(id(result.data))
+        if var is None or var.kind == "state":
+            return ("object", result)
+        if var.kind == "input":
+            return ("input", var.source)
+        return ("var", var)
+    if type(result) in (tuple, list):
+        return (type(result).__name__, tuple(_output_spec(r, tracer) for r in result))
+    if type(result) is dict:
+        return ("dict", tuple((k, _output_spec(v, tracer)) for k, v in result.items()))
+    if result is None or type(result) in (bool, int, float, str):
+        return ("literal", result)
+    raise _Eager(f"it returns a {type(result).__name__}, which the replay cannot rebuild")
+
+
+def _spec_vars(spec: Any, found: list[Var]) -> None:
+    kind, value = spec
+    if kind == "var":
+        found.append(value)
+    elif kind in ("tuple", "list", "dict"):
+        for item in value:
+            _spec_vars(item[1] if kind == "dict" else item, found)
+
+
+def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor]) -> Any:
+    kind, value = spec
+    if kind == "var":
+        return Tensor._make(arrays[value])
+    if kind == "input":
+        return tensors[value]
+    if kind in ("object", "literal"):
+        return value
+    if kind == "dict":
+        return {k: _rebuild(v, arrays, tensors) for k, v in value}
+    items = [_rebuild(v, arrays, tensors) for v in value]
+    return tuple(items) if kind == "tuple" else items
+
+
+# Verification: two records of one signature must agree.
+
+
+def _verified(first: tuple, second: tuple, name: str) -> _Record:
+    """The program of two agreeing records (``(tracer, spec)`` each), optimized and built."""
+    a, spec_a = first
+    b, spec_b = second
+    if len(a.equations) != len(b.equations):
+        raise _Eager(
+            f"two calls recorded {len(a.equations)} and {len(b.equations)} equations (Python "
+            "control flow that depends on values outside the arguments?)"
+        )
+    pairs: dict[Var, Var] = {}
+    for eq_a, eq_b in zip(a.equations, b.equations):
+        if (eq_a.kind, eq_a.name, eq_a.phase) != (eq_b.kind, eq_b.name, eq_b.phase) or (
+            eq_a.kind == "op" and eq_a.fn is not eq_b.fn
+        ):
+            raise _Eager(f"two calls recorded {eq_a.name} and {eq_b.name} at one place")
+        if not _agree(eq_a.ins, eq_b.ins, pairs) or not _agree(eq_a.params, eq_b.params, pairs):
+            raise _Eager(f"{eq_a.name}'s arguments differ between two calls")
+        for out_a, out_b in zip(eq_a.outs, eq_b.outs):
+            pairs[out_a] = out_b
+        if (eq_a.promote, eq_a.scalar) != (eq_b.promote, eq_b.scalar):
+            raise _Eager(f"{eq_a.name} returned different dtypes in two calls")
+    if not _agree(_spec_key(spec_a), _spec_key(spec_b), pairs):
+        raise _Eager("two calls returned results of different structure")
+
+    # State or constant: what the second record read, decided by comparing with the first.
+    snapshots = {var: (tensor, snap) for var, tensor, snap in a.free}
+    snapshots.update({var: (None, snap) for var, snap in a.raw})
+    labels = _labels(b.modules)
+    states, consts = [], []
+    for var_b, tensor_b, snap_b in b.free:
+        var_a = next(v for v, w in pairs.items() if w is var_b)
+        tensor_a, snap_a = snapshots[var_a]
+        if tensor_a is tensor_b:
+            var_b.source, var_b.value = tensor_b, labels.get(id(tensor_b), var_b.name)
+            states.append(var_b)
+        elif _same_array(snap_a, snap_b):
+            var_b.kind, var_b.value, var_b.name = "const", snap_b, "c" + var_b.name[1:]
+            consts.append(var_b)
+        else:
+            raise _Eager(_unstable(b, var_b))
+    for var_b, snap_b in b.raw:
+        var_a = next(v for v, w in pairs.items() if w is var_b)
+        if not _same_array(snapshots[var_a][1], snap_b):
+            raise _Eager(_unstable(b, var_b))
+        var_b.value = snap_b
+        consts.append(var_b)
+    outputs: list[Var] = []
+    _spec_vars(spec_b, outputs)
+    program = Program(name, b.inputs, states, consts, b.equations, outputs)
+    program = optimize(program)
+    spec = _renumber(spec_b, program.outputs, outputs)
+    guards = [(v.source, v.shape, v.dtype, v.source._requires_grad) for v in program.state]
+    modules = list({id(m): (m, m.training) for m in b.modules}.values())
+    # An input with the same values in both calls did not show whether a constant was made
+    # from it (class indices worked out in NumPy): the record replays while it keeps them.
+    values = [
+        (i, snap)
+        for i, (first, snap) in enumerate(zip(a.input_values, b.input_values))
+        if program.consts and _same_array(first, snap)
+    ]
+    return _Record(program, spec, guards, modules, values)
+
+
+def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
+    """``spec`` reading output arrays by position in the replay's return value."""
+    position = {id(v): i for i, v in enumerate(old)}
+
+    def walk(s):
+        kind, value = s
+        if kind == "var":
+            return ("var", position[id(value)])
+        if kind == "dict":
+            return ("dict", tuple((k, walk(v)) for k, v in value))
+        if kind in ("tuple", "list"):
+            return (kind, tuple(walk(v) for v in value))
+        return s
+
+    del new  # the passes keep the outputs' order; a renamed output is still at its position
+    return walk(spec)
+
+
+def _spec_key(spec: Any) -> Any:
+    kind, value = spec
+    if kind in ("tuple", "list"):
+        return (kind, tuple(_spec_key(v) for v in value))
+    if kind == "dict":
+        return (kind, tuple((k, _spec_key(v)) for k, v in value))
+    return spec
+
+
+def _agree(x: Any, y: Any, pairs: dict) -> bool:
+    """Whether two records' arguments agree: Vars in the same places, equal literals."""
+    if isinstance(x, Var) or isinstance(y, Var):
+        if not (isinstance(x, Var) and isinstance(y, Var)) or x.kind != y.kind:
+            return False
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        known = pairs.get(x)
+        if known is None:
+            if x.kind in ("input", "temp") and x.kind == "input" and x.source != y.source:
+                return False
+            pairs[x] = y
+            return True
+        return known is y
+    if type(x) is not type(y):
+        return False
+    if type(x) in (tuple, list):
+        return len(x) == len(y) and all(_agree(u, v, pairs) for u, v in zip(x, y))
+    if type(x) is dict:
+        return x.keys() == y.keys() and all(_agree(x[k], y[k], pairs) for k in x)
+    if isinstance(x, np.ndarray):
+        return _same_array(x, y)
+    if isinstance(x, (Tensor, _Slot)) or callable(x):
+        return x is y or (isinstance(x, _Slot) and x == y)
+    try:
+        return bool(x == y)
+    except (TypeError, ValueError):
+        return x is y
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
+def _unstable(tracer: Tracer, var: Var) -> str:
+    reader = next(
+        (eq.name for eq in tracer.equations if any(v is var for v in eq.inputs())), "an op"
+    )
+    return (
+        f"the values of a tensor that {reader} reads differ between two calls, and the record "
+        "does not say how they were made (NumPy work on .data, or a tensor made from Python "
+        "values that change)"
+    )
+
+
+def _labels(modules: list) -> dict[int, str]:
+    """Parameter and buffer names by tensor, from the outermost module called."""
+    if not modules:
+        return {}
+    top = modules[0]
+    named = list(top.named_parameters()) + list(top.named_buffers())
+    return {id(tensor): name for name, tensor in named}
+
+
+def make_program(fn: Callable, *, optimized: bool = True) -> Callable[..., Program]:
+    """A function that runs ``fn`` once on its arguments (eagerly, with its effects) and
+    returns the `Program` recorded: ``print(make_program(f)(x))``, as ``jax.make_jaxpr``.
+
+    Tensors read that are not arguments (parameters) are shown as state; plain arrays and
+    tensors made inside ``fn`` as constants. ``optimized=False`` shows the record before
+    the passes.
+    """
+
+    def run(*args, **kwargs) -> Program:
+        tensors: list[Tensor] = []
+        _signature((args, kwargs), tensors)
+        tracer = Tracer(tensors, fullgraph=True)
+        with tracer:
+            result = fn(*args, **kwargs)
+        outputs: list[Var] = []
+        _spec_vars(_output_spec_for_display(result, tracer), outputs)
+        labels = _labels(tracer.modules)
+        states, consts = [], []
+        for var, tensor, snap in tracer.free:
+            if tensor._requires_grad or id(tensor) in labels:
+                var.source, var.value = tensor, labels.get(id(tensor), var.name)
+                states.append(var)
+            else:
+                var.kind, var.value, var.name = "const", snap, "c" + var.name[1:]
+                consts.append(var)
+        for var, snap in tracer.raw:
+            var.value = snap
+            consts.append(var)
+        name = getattr(fn, "__name__", type(fn).__name__)
+        program = Program(name, tracer.inputs, states, consts, tracer.equations, outputs)
+        return optimize(program) if optimized else program
+
+    return run
+
+
+def _output_spec_for_display(result: Any, tracer: Tracer) -> Any:
+    if isinstance(result, Tensor):
+        var = tracer.vars.get(id(result.data))
+        return ("var", var) if var is not None and var.kind == "temp" else ("literal", None)
+    if type(result) in (tuple, list):
+        return ("tuple", tuple(_output_spec_for_display(r, tracer) for r in result))
+    return ("literal", None)
+
+
+def compile(
+    model: Callable | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
+    backend: str | Callable | None = "inductor", mode: str | None = None,
+    options: dict[str, Any] | None = None, name: str | None = None, disable: bool = False,
+    recompile_limit: int | None = None, isolate_recompiles: bool = False, shapes_spec: Any = None,
+) -> Callable:  # fmt: skip
+    """Compile ``model`` (a function or a module), as ``torch.compile``: its first call runs
+    eagerly while the tensor engine's work is recorded; the second is recorded again and
+    checked against the first; later calls replay the program without building graphs.
+
+    Compile a whole training step (forward, ``backward()``, the optimizer's step): a result
+    that still requires grad is not replayed (that signature runs eagerly, with a warning).
+    ``fullgraph=True`` makes a graph break an error (`CompileError`); ``disable=True``
+    returns ``model`` itself. The other keywords are PyTorch's and change nothing here.
+
+    >>> import chainrule as cr
+    >>> w = cr.tensor([1.0, 2.0], requires_grad=True)
+    >>> @compile
+    ... def step(x):
+    ...     loss = ((x * w).sum() - 1) ** 2
+    ...     loss.backward()
+    ...     with cr.no_grad():
+    ...         w.sub_(0.1 * w.grad)
+    ...         w.grad = None
+    ...     return loss.detach()
+    >>> [round(step(cr.tensor([1.0, 1.0])).item(), 4) for _ in range(4)]
+    [4.0, 1.44, 0.5184, 0.1866]
+    >>> step.stats
+    {'traced': 2, 'replayed': 2, 'eager': 0}
+    """
+    if model is None:
+        return lambda fn: compile(
+            fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+            options=options, name=name, disable=disable,
+        )  # fmt: skip
+    if disable:
+        return model
+    return CompiledFunction(model, fullgraph=fullgraph, name=name)
+
+
+#: JAX's name for it.
+jit = compile
+
+
+__all__ = ["CACHE_SIZE", "CompiledFunction", "compile", "jit", "make_program"]

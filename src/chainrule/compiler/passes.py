@@ -1,0 +1,176 @@
+"""Passes over a `Program`: each takes a program and returns a new one that computes the same
+results with fewer or cheaper equations. `optimize` runs them in order.
+
+A pass never moves an equation: the order of the record is the order of the eager run, so
+in-place writes and the effects of "call" and "grad" equations keep their places. What an
+in-place write may change (its target and every array sharing memory with it) is never
+merged, folded or reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..function import _promoted
+from .program import Equation, Program, Var
+
+#: Equations kept whether or not their outputs are read: they change something outside.
+EFFECTS = ("call", "write", "grad")
+
+
+def mutated(program: Program) -> set[Var]:
+    """The Vars an in-place write may change: each write's target and every Var sharing
+    memory with it (the outputs of views, and what those are views of)."""
+    parent: dict[Var, Var] = {}
+
+    def root(v: Var) -> Var:
+        while parent.get(v, v) is not v:
+            v = parent[v]
+        return v
+
+    for eq in program.equations:
+        if eq.kind == "op" and eq.alias:
+            for v in eq.inputs():
+                parent[root(eq.outs[0])] = root(v)
+    targets = {root(eq.ins[0]) for eq in program.equations if eq.kind == "write"}
+    everything = {v for eq in program.equations for v in (*eq.inputs(), *eq.outs)}
+    return {v for v in everything if root(v) in targets}
+
+
+def _replaced(program: Program, equations: list[Equation], rename: dict[Var, Var]) -> Program:
+    """``program`` with ``equations``, every use of a key of ``rename`` reading its value."""
+    if rename:
+        for eq in equations:
+            eq.ins = _rename(eq.ins, rename)
+            eq.params = {key: _rename(value, rename) for key, value in eq.params.items()}
+    outputs = [rename.get(v, v) for v in program.outputs]
+    read = [v for eq in equations for v in eq.inputs()] + outputs
+    consts = list({id(v): v for v in read if v.kind == "const"}.values())  # first use first
+    return Program(program.name, program.inputs, program.state, consts, equations, outputs)
+
+
+def _rename(value, rename: dict):
+    if isinstance(value, Var):
+        return rename.get(value, value)
+    if type(value) in (tuple, list):
+        mapped = [_rename(v, rename) for v in value]
+        return tuple(mapped) if type(value) is tuple else mapped
+    return value
+
+
+def eliminate_dead_code(program: Program) -> Program:
+    """Drop the op equations whose results nothing reads (effects stay)."""
+    live = set(program.outputs)
+    kept: list[Equation] = []
+    for eq in reversed(program.equations):
+        if eq.kind in EFFECTS or any(v in live for v in eq.outs):
+            live.update(eq.inputs())
+            kept.append(eq)
+    kept.reverse()
+    return _replaced(program, kept, {})
+
+
+def _key(value):
+    """A hashable stand-in for an equation's argument (None when there is none)."""
+    if isinstance(value, Var):
+        return ("var", id(value))
+    if type(value) in (tuple, list):
+        keys = tuple(_key(v) for v in value)
+        return None if None in keys else (type(value).__name__, keys)
+    if isinstance(value, np.ndarray):
+        return None
+    try:
+        hash(value)
+    except TypeError:
+        return None
+    return (type(value).__name__, value)
+
+
+def eliminate_common_subexpressions(program: Program) -> Program:
+    """Compute each op once per distinct inputs and parameters: a later equal equation reads
+    the first one's result (GELU's erf, computed by the forward and again by its backward)."""
+    changing = mutated(program)
+    seen: dict[tuple, Var] = {}
+    rename: dict[Var, Var] = {}
+    kept: list[Equation] = []
+    for eq in program.equations:
+        eq.ins = _rename(eq.ins, rename)
+        eq.params = {key: _rename(value, rename) for key, value in eq.params.items()}
+        if eq.kind == "op" and not changing.intersection((*eq.inputs(), *eq.outs)):
+            key = _key((id(eq.fn), eq.ins, tuple(sorted(eq.params.items(), key=lambda kv: kv[0]))))
+            if key is not None:
+                first = seen.get(key)
+                if first is not None:
+                    rename[eq.outs[0]] = first
+                    continue
+                seen[key] = eq.outs[0]
+        kept.append(eq)
+    return _replaced(program, kept, rename)
+
+
+def fold_constants(program: Program) -> Program:
+    """Run once, now, the op equations that read only constants (a causal mask built inside
+    the step, ``arange`` positions): their results become constants of the program."""
+    changing = mutated(program)
+    kept: list[Equation] = []
+    for eq in program.equations:
+        reads = eq.inputs()
+        if (
+            (eq.kind == "op" or (eq.kind == "call" and eq.params["pure"]))
+            and all(v.kind == "const" for v in reads)
+            and not changing.intersection((*reads, *eq.outs))
+        ):
+            for out, value in zip(eq.outs, evaluate(eq)):
+                out.kind, out.value = "const", value
+                out.name = "c" + out.name[1:]
+            continue
+        kept.append(eq)
+    return _replaced(program, kept, {})
+
+
+def evaluate(eq: Equation) -> tuple:
+    """An op or pure call equation's results, computed from its constant inputs now."""
+    if eq.kind == "call":
+        return eq.fn(*(_value(a) for a in eq.ins))
+    args = [_value(a) for a in eq.ins]
+    params = {key: _value(value) for key, value in eq.params.items()}
+    if eq.fn.check is not None:
+        eq.fn.check(*args, **params)
+    out = eq.fn.forward(*args, **params)
+    if eq.scalar:
+        out = np.asarray(out)
+    if eq.promote:
+        out = _promoted(eq.fn, out, args, params)
+    return (out,)
+
+
+def _value(value):
+    if isinstance(value, Var):
+        return value.value
+    if type(value) in (tuple, list):
+        mapped = [_value(v) for v in value]
+        return tuple(mapped) if type(value) is tuple else mapped
+    return value
+
+
+#: The passes `optimize` runs, in order.
+PASSES: tuple[Callable[[Program], Program], ...] = (
+    fold_constants,
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+)
+
+
+def optimize(program: Program) -> Program:
+    """``program`` after every pass of `PASSES`."""
+    for run in PASSES:
+        program = run(program)
+    return program
+
+
+__all__ = [
+    "EFFECTS", "PASSES", "eliminate_common_subexpressions", "eliminate_dead_code", "evaluate",
+    "fold_constants", "mutated", "optimize",
+]  # fmt: skip

@@ -1,0 +1,246 @@
+"""The compiler's IR: a `Program` is a flat list of `Equation`s over named `Var`s, the record of
+one call of a function, forward, backward and updates alike, in the spirit of a jaxpr.
+
+``print(program)`` shows one line per equation; `Program.replay_source` is the Python the
+replay runs: straight-line code, one NumPy call per line, over local variables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import accumulate_grad
+from ..function import _promoted
+
+#: What a `Var` holds: an argument's array, a tensor read as it is at each call (a parameter,
+#: a buffer), a constant folded into the program, or what an equation computes.
+VAR_KINDS = ("input", "state", "const", "temp")
+
+#: What an `Equation` does when replayed.
+#: - "op": an op row's forward on arrays (``fn`` is the `Op`);
+#: - "call": a function run whole (``fn``), as marked by `counting.replayed_whole`: an
+#:   optimizer's step, zero_grad, a random draw;
+#: - "write": copy ``ins[1]`` into the array ``ins[0]`` (an in-place op's write);
+#: - "grad": add ``ins[0]`` into a leaf's ``.grad`` (``params["leaf"]``), as backward does.
+EQUATION_KINDS = ("op", "call", "write", "grad")
+
+_SHORT_DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8",
+                 "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "bool",
+                 "complex64": "c64", "complex128": "c128"}  # fmt: skip
+
+
+class Var:
+    """A named array of the program. ``kind`` is one of `VAR_KINDS`; an "input" var reads
+    argument ``source`` (its position among the call's tensors), a "state" var reads the
+    tensor ``source`` at each call (``value`` is its label, a parameter's name when known),
+    a "const" var holds ``value``."""
+
+    __slots__ = ("name", "kind", "shape", "dtype", "source", "value")
+
+    def __init__(self, name: str, kind: str, shape: tuple, dtype, source: Any = None,
+                 value: Any = None) -> None:  # fmt: skip
+        self.name, self.kind, self.shape, self.dtype = name, kind, tuple(shape), np.dtype(dtype)
+        self.source, self.value = source, value
+
+    @property
+    def type(self) -> str:
+        """Its dtype and shape, as a jaxpr writes them: ``f32[64,2]``."""
+        short = _SHORT_DTYPES.get(self.dtype.name, self.dtype.name)
+        return f"{short}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Equation:
+    """One step of a program: ``outs = fn(*ins, **params)``. ``kind`` is one of
+    `EQUATION_KINDS`; ``phase`` is "forward", "backward" or "update" (what ran it while
+    tracing); ``ins`` and ``params`` hold Vars or literal values, tuples of them included.
+
+    For an "op": ``promote`` replays `apply_op`'s float promotion, ``scalar`` wraps a NumPy
+    scalar result as a 0-d array, ``alias`` says the output shares memory with an input (a
+    view: passes must not reuse or reorder around it)."""
+
+    __slots__ = ("kind", "fn", "name", "ins", "params", "outs", "phase", "promote", "scalar",
+                 "alias")  # fmt: skip
+
+    def __init__(self, kind: str, fn: Any, name: str, ins: tuple, params: dict, outs: tuple,
+                 phase: str) -> None:  # fmt: skip
+        self.kind, self.fn, self.name, self.ins, self.params = kind, fn, name, ins, params
+        self.outs, self.phase = outs, phase
+        self.promote = self.scalar = self.alias = False
+
+    def inputs(self) -> list[Var]:
+        """The Vars it reads, in ``ins`` and ``params`` (inside tuples too)."""
+        found: list[Var] = []
+        _collect(self.ins, found)
+        _collect(tuple(self.params.values()), found)
+        return found
+
+    def __str__(self) -> str:
+        args = [_show(a) for a in self.ins]
+        args += [f"{key}={_show(value)}" for key, value in self.params.items()]
+        if self.kind == "write":
+            return f"{self.ins[0]}[...] = {self.ins[1]}"
+        if self.kind == "grad":
+            label = self.params["label"]
+            if self.params["mode"] == "add":
+                return f"{self.outs[0]}:{self.outs[0].type} = {label}.grad += {self.ins[0]}"
+            return f"{label}.grad = {self.ins[0] if self.ins else None}"
+        if self.kind == "call":
+            return (
+                f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = " if self.outs else ""
+            ) + (f"call {self.name}({', '.join(_show(a) for a in self.ins)})")
+        call = f"{self.name}({', '.join(args)})"
+        if not self.outs:
+            return call
+        return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}"
+
+
+def _collect(values: tuple, found: list) -> None:
+    for value in values:
+        if isinstance(value, Var):
+            found.append(value)
+        elif type(value) in (tuple, list):
+            _collect(tuple(value), found)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Var):
+        return value.name
+    if type(value) in (tuple, list):
+        inner = ", ".join(_show(v) for v in value)
+        return f"({inner},)" if len(value) == 1 and type(value) is tuple else f"({inner})"
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return np.dtype(value).name
+    if isinstance(value, np.ndarray):
+        return f"array{list(value.shape)}"
+    if callable(value) and hasattr(value, "__qualname__"):
+        return value.__qualname__
+    return repr(value)
+
+
+class Program:
+    """The record of one call: ``inputs`` (the call's tensors), ``state`` (tensors read at each
+    call), ``consts``, the ``equations`` in order, and ``outputs`` (the Vars the call returns,
+    in the order of the result's tensors). ``str(program)`` prints it, phase by phase."""
+
+    def __init__(self, name: str, inputs: list[Var], state: list[Var], consts: list[Var],
+                 equations: list[Equation], outputs: list[Var]) -> None:  # fmt: skip
+        self.name, self.inputs, self.state, self.consts = name, inputs, state, consts
+        self.equations, self.outputs = equations, outputs
+
+    def counts(self) -> dict[str, int]:
+        """Equations per phase."""
+        counts: dict[str, int] = {}
+        for eq in self.equations:
+            counts[eq.phase] = counts.get(eq.phase, 0) + 1
+        return counts
+
+    def __str__(self) -> str:
+        lines = [f"program {self.name}({', '.join(f'{v}:{v.type}' for v in self.inputs)}):"]
+        for v in self.state:
+            lines.append(f"  state {v}:{v.type} = {v.value}")
+        for v in self.consts:
+            shown = v.value if np.ndim(v.value) == 0 else f"array{list(np.shape(v.value))}"
+            lines.append(f"  const {v}:{v.type} = {shown}")
+        phase = None
+        for eq in self.equations:
+            if eq.phase != phase:
+                phase = eq.phase
+                lines.append(f"  # {phase}")
+            lines.append(f"  {eq}")
+        lines.append(f"  return {', '.join(v.name for v in self.outputs)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{n} {phase}" for phase, n in self.counts().items())
+        return f"<Program {self.name}: {len(self.equations)} equations ({counts})>"
+
+    # The replay.
+
+    def replay_source(self) -> str:
+        """The Python source of the replay: ``replay(tensors) -> arrays``, one line per
+        equation, globals named after what they hold."""
+        return self._generate()[0]
+
+    def build(self) -> Callable:
+        """The replay as a function of the call's input tensors, returning the output arrays."""
+        source, bound = self._generate()
+        namespace = dict(bound)
+        exec(compile(source, f"<chainrule program {self.name}>", "exec"), namespace)  # noqa: S102
+        return namespace["replay"]
+
+    def _generate(self) -> tuple[str, dict]:
+        bound: dict[str, Any] = {
+            "Tensor": Tensor, "asarray": np.asarray, "copyto": np.copyto, "promoted": _promoted,
+            "accumulate_grad": accumulate_grad,
+        }  # fmt: skip
+        counter = [0]
+
+        def bind(value: Any, hint: str) -> str:
+            counter[0] += 1
+            name = f"{hint}_{counter[0]}"
+            bound[name] = value
+            return name
+
+        def expr(value: Any) -> str:
+            if isinstance(value, Var):
+                return value.name
+            if type(value) in (tuple, list):
+                inner = "".join(f"{expr(v)}, " for v in value)
+                return f"({inner})" if type(value) is tuple else f"[{inner}]"
+            if value is None or type(value) in (bool, int) or isinstance(value, str):
+                return repr(value)
+            return bind(value, "k")
+
+        lines = ["def replay(tensors):"]
+        for v in self.inputs:
+            lines.append(f"    {v.name} = tensors[{v.source}].data")
+        for v in self.state:
+            lines.append(f"    {v.name} = {bind(v.source, 'S')}.data")
+        for v in self.consts:
+            bound[v.name] = v.value
+        for eq in self.equations:
+            args = [expr(a) for a in eq.ins]
+            if eq.kind == "op":
+                args += [f"{k}={expr(v)}" for k, v in eq.params.items()]
+                fn = bind(eq.fn.forward, eq.fn.name.replace(".", "_"))
+                if eq.fn.check is not None:
+                    lines.append(f"    {bind(eq.fn.check, 'check')}({', '.join(args)})")
+                out = eq.outs[0].name
+                lines.append(f"    {out} = {fn}({', '.join(args)})")
+                if eq.scalar:
+                    lines.append(f"    {out} = asarray({out})")
+                if eq.promote:
+                    arrays = "".join(f"{expr(a)}, " for a in eq.ins)
+                    params = "{" + ", ".join(f"{k!r}: {expr(v)}" for k, v in eq.params.items())
+                    lines.append(
+                        f"    {out} = promoted({bind(eq.fn, 'op')}, {out}, ({arrays}), {params}}})"
+                    )
+            elif eq.kind == "call":
+                fn = bind(eq.fn, "call")
+                outs = "".join(f"{v.name}, " for v in eq.outs)
+                call = f"{fn}({', '.join(args)})"
+                lines.append(f"    {outs}= {call}" if eq.outs else f"    {call}")
+            elif eq.kind == "write":
+                lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
+            elif eq.kind == "grad":
+                leaf = eq.params["leaf"]
+                target = f"tensors[{leaf}]" if type(leaf) is int else bind(leaf, "leaf")
+                if eq.params["mode"] == "add":
+                    owned = eq.params["owned"]
+                    out = eq.outs[0].name
+                    lines.append(f"    {out} = accumulate_grad({target}, {args[0]}, {owned})")
+                else:
+                    value = f"Tensor._make({args[0]})" if args else "None"
+                    lines.append(f"    {target}._grad = {value}")
+        lines.append(f"    return ({''.join(f'{v.name}, ' for v in self.outputs)})")
+        return "\n".join(lines) + "\n", bound
+
+
+__all__ = ["EQUATION_KINDS", "Equation", "Program", "VAR_KINDS", "Var"]

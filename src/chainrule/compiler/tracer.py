@@ -1,0 +1,328 @@
+"""Tracing: run a function eagerly once while recording what the tensor engine does, as the
+equations of a `Program`.
+
+The `Tracer` stands in `counting.intercept` while the function runs, the seam the profiler
+uses too. Each op that `apply_op` runs becomes an "op" equation; backward runs its rules on
+Tensors (as for create_graph), so their ops are recorded as well, and the gradients reaching
+leaves become "grad" equations; in-place writes become "write" equations; what is marked
+`counting.replayed_whole` (an optimizer's step, zero_grad, a random draw) becomes one "call".
+
+What the record cannot see ends it, a *graph break*: a tensor's values read into Python
+(``.item()``, ``bool(t)``, ``.tolist()``, ``.numpy()``), a `Function` subclass (its rules
+work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from there.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+import numpy as np
+
+from .. import counting
+from .. import function as engine
+from .._tensor import Tensor
+from ..autograd import _deliver, accumulate_grad
+from ..errors import CompileError
+from ..graph import _PACKAGE_DIR, state
+from ..signatures import TRANSLATED, translate
+from .program import Equation, Var
+
+#: The compiler's own files: the line a graph break names is the first frame outside chainrule.
+_HERE = _PACKAGE_DIR
+
+
+class Tracer:
+    """Records one call of a function; `counting.intercept` while it runs.
+
+    After the call: ``equations``; ``inputs`` (a Var per input tensor); ``free``, the
+    tensors read that were neither inputs nor computed in the record, each as
+    ``(var, tensor, snapshot)`` (`compiled` decides, from two records, which are state read
+    at each call and which are constants); ``raw``, plain arrays given to ops, as
+    ``(var, snapshot)``; ``modules`` called; ``broken``, why the record ended early (None
+    when it did not).
+    """
+
+    traces = True
+
+    def __init__(self, tensors: list[Tensor], fullgraph: bool = False) -> None:
+        self.fullgraph = fullgraph
+        self.equations: list[Equation] = []
+        self.vars: dict[int, Var] = {}  # id(array) -> its Var
+        self._keep: list = []  # what `vars` names by id stays alive while tracing
+        self.inputs: list[Var] = []
+        self.input_index: dict[int, int] = {}  # id(tensor) -> position among the inputs
+        self.free: list[tuple[Var, Tensor, np.ndarray]] = []
+        self.raw: list[tuple[Var, np.ndarray]] = []
+        self.modules: list = []
+        self.broken: str | None = None
+        self.phase = "forward"
+        self._count = 0
+        self._previous = None
+        #: The inputs' values when the call began (`compiled` compares two records' inputs).
+        self.input_values = [np.array(t.data, copy=True) for t in tensors]
+        for i, tensor in enumerate(tensors):
+            var = Var(f"x{i}", "input", tensor.shape, tensor.dtype, source=i)
+            self._name(tensor.data, var)
+            self.inputs.append(var)
+            self.input_index[id(tensor)] = i
+
+    # Starting and stopping.
+
+    def __enter__(self) -> Tracer:
+        self._previous, counting.intercept = counting.intercept, self
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if counting.intercept is self:
+            counting.intercept = self._previous
+
+    def graph_break(self, reason: str) -> None:
+        """End the record here (the call goes on eagerly); with fullgraph, raise instead."""
+        where = _user_line()
+        if self.fullgraph:
+            raise CompileError(f"compile(fullgraph=True): {reason}, at {where}")
+        if self.broken is None:
+            self.broken = f"{reason}, at {where}"
+        if counting.intercept is self:
+            counting.intercept = self._previous
+
+    # Vars.
+
+    def _name(self, array: np.ndarray, var: Var) -> Var:
+        self.vars[id(array)] = var
+        self._keep.append(array)
+        return var
+
+    def _temp(self, array: np.ndarray) -> Var:
+        self._count += 1
+        return self._name(array, Var(f"t{self._count}", "temp", array.shape, array.dtype))
+
+    def var_of(self, value: Any) -> Any:
+        """The Var for a Tensor or array the record reads (naming it if it is new), or the
+        value itself for a literal; tuples and lists are mapped element by element."""
+        if isinstance(value, Tensor):
+            data = value.data
+            var = self.vars.get(id(data))
+            if var is None:
+                self._count += 1
+                var = self._name(data, Var(f"s{self._count}", "state", data.shape, data.dtype))
+                self.free.append((var, value, np.array(data, copy=True)))
+            return var
+        if isinstance(value, np.ndarray):
+            var = self.vars.get(id(value))
+            if var is None:
+                self._count += 1
+                var = self._name(value, Var(f"c{self._count}", "const", value.shape, value.dtype))
+                self.raw.append((var, np.array(value, copy=True)))
+            return var
+        if type(value) in (tuple, list):
+            mapped = [self.var_of(v) for v in value]
+            return tuple(mapped) if type(value) is tuple else mapped
+        return value
+
+    def _record(self, eq: Equation) -> None:
+        self.equations.append(eq)
+
+    # The engine's calls (through `counting.intercept`).
+
+    def run_op(self, op, args: tuple, params: dict):
+        """`apply_op` while tracing: the op runs, and its equation is recorded."""
+        if engine.batch_hook is not None or state.forward_ad:
+            self.graph_break(f"{op.name} under vmap or forward mode (jvp) is not traced")
+            return engine.apply_op(op, *args, **params)
+        counting.intercept = None
+        engine.promoted = False
+        try:
+            result = engine.apply_op(op, *args, **params)
+        finally:
+            counting.intercept = self
+        if params and not TRANSLATED.isdisjoint(params):
+            params = translate(op.name, params)
+        ins = tuple(self.var_of(a) for a in args)
+        mapped = {key: self.var_of(value) for key, value in params.items()}
+        data = result.data
+        eq = Equation("op", op, op.name, ins, mapped, (self._temp(data),), self.phase)
+        eq.promote = engine.promoted
+        eq.scalar = data.ndim == 0
+        eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a.data) for a in args)
+        self._record(eq)
+        return result
+
+    def run_function(self, cls, args: tuple, kwargs: dict):
+        """A `Function` subclass ends the record: its rules work on arrays."""
+        self.graph_break(f"{cls.__name__} (a Function subclass) is not traced")
+        return cls.apply(*args, **kwargs)
+
+    def run_node(self, node, grads: list, create_graph: bool, release: bool) -> list:
+        """A graph node's backward; its rules' ops are recorded through `run_op`."""
+        if counting.intercept is self:
+            if node.hooks or node.retained:
+                self.graph_break(f"{node.name}: hooks on a non-leaf tensor are not traced")
+            elif not hasattr(node, "op"):
+                self.graph_break(f"{node.name}'s backward (a Function's) is not traced")
+        if counting.intercept is not self and create_graph and not hasattr(node, "op"):
+            grads = [g.data if isinstance(g, Tensor) else g for g in grads]
+            create_graph = False
+        return node._backward(grads, create_graph, release)
+
+    def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
+        """A `counting.replayed_whole` function: run untraced, recorded as one call."""
+        counting.intercept = None
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            counting.intercept = self
+        slots: list[Var] = []
+        template = _template((args, kwargs), self, slots)
+        outs: list[np.ndarray] = []
+        shape = _result_shape(result, outs)
+        out_vars = tuple(self._temp(a) for a in outs)
+
+        def call(*arrays, template=template, shape=shape):
+            call_args, call_kwargs = _fill(template, arrays)
+            return _flatten(fn(*call_args, **call_kwargs), shape)
+
+        name = getattr(fn, "__qualname__", repr(fn))
+        eq = Equation("call", call, name, tuple(slots), {}, out_vars, self.phase)
+        eq.params = {"fn": fn, "template": template, "pure": pure}  # verification compares
+        self._record(eq)
+        return result
+
+    def record_write(self, target: np.ndarray, source: np.ndarray) -> None:
+        """An in-place op wrote ``source`` into ``target``."""
+        eq = Equation(
+            "write", None, "write", (self.var_of(target), self.var_of(source)), {}, (), self.phase
+        )
+        self._record(eq)
+
+    def escape(self, tensor: Tensor, how: str) -> None:
+        """A tensor's values left for Python or NumPy: the record ends here."""
+        self.graph_break(f"{how} reads a tensor's values, which the record cannot follow")
+
+    def begin_backward(self, create_graph: bool, to_leaves: bool) -> None:
+        """`run_backward` starts: its rules' ops are the backward phase."""
+        if create_graph:
+            self.graph_break("backward with create_graph=True is not traced")
+        self.phase = "backward"
+
+    def end_backward(self) -> None:
+        """`run_backward` ended: what follows (an optimizer's step) is the update phase."""
+        self.phase = "update"
+
+    def deliver(self, leaves: dict) -> None:
+        """The leaves' gradients, from a traced backward, into their ``.grad``: one "grad"
+        equation each. (Hooks on leaves end the record; they run as in eager mode.)"""
+        tracing = counting.intercept is self
+        if tracing and any(leaf._hooks for leaf in leaves):
+            self.graph_break("hooks on a leaf tensor are not traced")
+            tracing = False
+        if not tracing:
+            arrays = {
+                leaf: [total.data if isinstance(total, Tensor) else total, owned]
+                for leaf, (total, owned) in leaves.items()
+            }
+            _deliver(arrays, False)
+            return
+        for leaf, (total, owned) in leaves.items():
+            array = total.data if isinstance(total, Tensor) else np.asarray(total)
+            var = self.var_of(total if isinstance(total, Tensor) else array)
+            new = accumulate_grad(leaf, array, bool(owned))
+            self._grad_equation(leaf, "add", (var,), bool(owned), (self._temp(new),))
+
+    def set_grad(self, tensor: Tensor, value: Tensor | None) -> None:
+        """``tensor.grad = value`` ran: a "grad" equation that sets it at each replay."""
+        ins = () if value is None else (self.var_of(value),)
+        self._grad_equation(tensor, "set", ins, False, ())
+
+    def _grad_equation(self, leaf: Tensor, mode: str, ins: tuple, owned: bool, outs: tuple):
+        target = self.input_index.get(id(leaf), leaf)
+        known = self.vars.get(id(leaf.data))
+        label = known.name if known is not None else f"tensor{list(leaf.shape)}"
+        params = {"leaf": target, "mode": mode, "owned": owned, "label": label}
+        self._record(Equation("grad", None, "grad", ins, params, outs, self.phase))
+
+    # What `chainrule.profiler.record_function` asks of an intercept: spans are not recorded.
+
+    def open(self, name: str, phase: str) -> None:
+        """A user's span: nothing to record."""
+
+    def close(self, event) -> None:
+        """The end of a user's span: nothing to record."""
+
+
+def _user_line() -> str:
+    """``file:line`` of the innermost frame outside chainrule (the user's code)."""
+    for frame in reversed(traceback.extract_stack()):
+        if not frame.filename.startswith(_HERE):
+            return f"{frame.filename}:{frame.lineno}"
+    return "<unknown>"
+
+
+class _Slot:
+    """A placeholder for the i-th array a "call" equation receives at replay."""
+
+    __slots__ = ("index", "is_tensor")
+
+    def __init__(self, index: int, is_tensor: bool) -> None:
+        self.index, self.is_tensor = index, is_tensor
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Slot) and (other.index, other.is_tensor) == (
+            self.index,
+            self.is_tensor,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _template(value: Any, tracer: Tracer, slots: list) -> Any:
+    """``value`` with each Tensor or array the record computed replaced by a `_Slot`."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        slots.append(tracer.var_of(value))
+        return _Slot(len(slots) - 1, isinstance(value, Tensor))
+    if type(value) in (tuple, list):
+        mapped = [_template(v, tracer, slots) for v in value]
+        return tuple(mapped) if type(value) is tuple else mapped
+    if type(value) is dict:
+        return {key: _template(v, tracer, slots) for key, v in value.items()}
+    return value
+
+
+def _fill(template: Any, arrays: tuple) -> Any:
+    if isinstance(template, _Slot):
+        array = arrays[template.index]
+        return Tensor._make(array) if template.is_tensor else array
+    if type(template) in (tuple, list):
+        filled = [_fill(v, arrays) for v in template]
+        return tuple(filled) if type(template) is tuple else filled
+    if type(template) is dict:
+        return {key: _fill(v, arrays) for key, v in template.items()}
+    return template
+
+
+def _result_shape(result: Any, arrays: list) -> Any:
+    """What a call returned, with its arrays (a Tensor's array) appended to ``arrays``."""
+    if isinstance(result, Tensor):
+        arrays.append(result.data)
+        return "tensor"
+    if isinstance(result, np.ndarray):
+        arrays.append(result)
+        return "array"
+    if type(result) in (tuple, list):
+        return tuple(_result_shape(r, arrays) for r in result)
+    return None
+
+
+def _flatten(result: Any, shape: Any) -> tuple:
+    """The arrays of ``result``, laid out as `_result_shape` found them."""
+    if shape == "tensor":
+        return (result.data,)
+    if shape == "array":
+        return (result,)
+    if type(shape) is tuple:
+        return tuple(a for r, s in zip(result, shape) for a in _flatten(r, s))
+    return ()
+
+
+__all__ = ["Tracer"]

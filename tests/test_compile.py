@@ -1,0 +1,252 @@
+"""chainrule.compile: records, checks and replays a call; what it replays equals eager mode,
+bit for bit where the same NumPy calls run in the same order."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule.compiler import passes
+from chainrule.compiler.compiled import CACHE_SIZE
+from chainrule.nn import functional as F
+
+
+def _mlp(seed: int, dtype=cr.float32):
+    cr.manual_seed(seed)
+    model = cr.nn.Sequential(
+        cr.nn.Linear(2, 16), cr.nn.Tanh(), cr.nn.Linear(16, 16), cr.nn.ReLU(), cr.nn.Linear(16, 3)
+    )
+    return model.to(dtype)
+
+
+def _batches(n: int, dtype=np.float32, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    return [
+        (cr.tensor(rng.normal(size=(32, 2)).astype(dtype)), cr.tensor(rng.integers(0, 3, 32)))
+        for _ in range(n)
+    ]
+
+
+def _training_step(model, optimizer):
+    def step(x, y):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+
+    return step
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_a_training_step_replays_exactly_as_eager_over_20_steps(optimizer):
+    models = [_mlp(0), _mlp(0)]
+    make = getattr(cr.optim, optimizer)
+    steps = [_training_step(m, make(m.parameters(), lr=0.01)) for m in models]
+    compiled = cr.compile(steps[1])
+    for x, y in _batches(20):
+        assert steps[0](x, y).item() == compiled(x, y).item()
+    assert compiled.stats == {"traced": 2, "replayed": 18, "eager": 0}
+    for p, q in zip(models[0].parameters(), models[1].parameters()):
+        assert np.array_equal(p.data, q.data) and p.data.dtype == np.float32
+        assert np.array_equal(p.grad.data, q.grad.data)
+
+
+def test_float64_steps_are_bit_identical_and_grads_accumulate_without_zero_grad():
+    models = [_mlp(1, cr.float64), _mlp(1, cr.float64)]
+
+    def step_of(model):
+        def step(x, y):
+            F.cross_entropy(model(x), y).backward()  # .grad accumulates over calls
+
+        return step
+
+    eager, compiled = step_of(models[0]), cr.compile(step_of(models[1]))
+    for x, y in _batches(6, np.float64):
+        eager(x, y)
+        compiled(x, y)
+    assert compiled.stats["replayed"] == 4
+    for p, q in zip(models[0].parameters(), models[1].parameters()):
+        assert np.array_equal(p.grad.data, q.grad.data) and q.grad.dtype == np.float64
+
+
+def test_the_program_prints_its_phases_and_replays_as_python():
+    w = cr.tensor([1.0, 2.0], requires_grad=True)
+
+    @cr.compile
+    def step(x):
+        loss = ((x * w).sum() - 1) ** 2
+        loss.backward()
+        with cr.no_grad():
+            w.sub_(0.1 * w.grad)
+            w.grad = None
+        return loss.detach()
+
+    losses = [step(cr.tensor([1.0, 1.0])).item() for _ in range(4)]
+    assert losses == pytest.approx([4.0, 1.44, 0.5184, 0.186624], rel=1e-6)
+    assert w.grad is None
+    text = str(step.program)
+    assert text.splitlines()[0] == "program step(x0:f32[2]):"
+    assert [line.strip() for line in text.splitlines() if "#" in line] == [
+        "# forward", "# backward", "# update",
+    ]  # fmt: skip
+    assert "s1.grad += " in text and "s1[...] = " in text and "s1.grad = None" in text
+    source = step.program.replay_source()
+    assert source.startswith("def replay(tensors):") and "accumulate_grad(" in source
+
+
+def test_make_program_of_the_project_pages_function_before_and_after_the_passes():
+    w1 = cr.tensor(0.3, requires_grad=True, dtype=cr.float64)
+    w2 = cr.tensor(-0.5, requires_grad=True, dtype=cr.float64)
+
+    def f(x1, x2):
+        out = (w1 * x1 + w2 * x2).sigmoid() + 0.5 * (w1**2 + w2**2)
+        out.backward()
+        return out.detach()
+
+    x1, x2 = cr.tensor(1.5, dtype=cr.float64), cr.tensor(-2.0, dtype=cr.float64)
+    before = cr.make_program(f, optimized=False)(x1, x2)
+    w1.grad = w2.grad = None
+    after = cr.make_program(f)(x1, x2)
+    assert before.counts()["forward"] == after.counts()["forward"] == 9
+    assert len(after.equations) <= len(before.equations)
+    assert {v.value for v in after.state} == {"s1", "s4"} or len(after.state) == 2
+    z = 0.3 * 1.5 - 0.5 * -2.0
+    s = 1 / (1 + np.exp(-z))
+    assert w1.grad.item() == pytest.approx(s * (1 - s) * 1.5 + 0.3, rel=1e-12)
+
+
+def _program(fn, *args):
+    return cr.make_program(fn, optimized=False)(*args)
+
+
+def test_dead_code_elimination_drops_what_nothing_reads():
+    def f(x):
+        (x * 3).exp()  # read by nothing
+        return x + 1
+
+    program = _program(f, cr.ones(3))
+    assert [eq.name for eq in program.equations] == ["mul", "exp", "add"]
+    assert [eq.name for eq in passes.eliminate_dead_code(program).equations] == ["add"]
+
+
+def test_common_subexpressions_are_computed_once():
+    def f(x):
+        return x.exp() * x.exp() + x.exp()
+
+    program = _program(f, cr.ones(3))
+    names = [eq.name for eq in passes.eliminate_common_subexpressions(program).equations]
+    assert names == ["exp", "mul", "add"]
+
+
+def test_constants_fold_and_written_arrays_are_not_merged():
+    def f(x):
+        mask = cr.ones(3, 3).tril()  # depends on no input: folded
+        y = x * 2
+        y.add_(1)  # an in-place write: y is not merged with the equal x * 2 below
+        return y + x * 2 + mask.sum()
+
+    program = _program(f, cr.ones(3, 3))
+    folded = passes.fold_constants(program)
+    assert "tril" not in [eq.name for eq in folded.equations]
+    merged = passes.eliminate_common_subexpressions(folded)
+    assert [eq.name for eq in merged.equations].count("mul") == 2
+    compiled = cr.compile(f)
+    for value in [1.0, 2.0, 3.0]:
+        x = cr.full((3, 3), value)
+        assert np.array_equal(compiled(x).data, f(x).data)
+    assert compiled.stats["replayed"] == 1
+
+
+def test_item_inside_the_function_is_a_graph_break_that_names_the_line():
+    def f(x):
+        y = x * 2
+        if y.sum().item() > 0:  # the break
+            return y + 1
+        return y - 1
+
+    compiled = cr.compile(f)
+    with pytest.warns(UserWarning, match=r"item\(\) reads a tensor's values.*test_compile.py:\d+"):
+        assert compiled(cr.ones(2)).tolist() == [3.0, 3.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compiled(-cr.ones(2)).tolist() == [-3.0, -3.0]  # eager from now on, no warning
+    assert compiled.stats == {"traced": 1, "replayed": 0, "eager": 1}
+    with pytest.raises(cr.CompileError, match=r"fullgraph=True.*item\(\)"):
+        cr.compile(f, fullgraph=True)(cr.ones(2))
+
+
+def test_numpy_work_on_data_is_caught_by_the_second_record():
+    def f(x):
+        return x * cr.tensor(np.sign(x.data))  # made from x's values outside the record
+
+    compiled = cr.compile(f)
+    compiled(cr.tensor([1.0, -2.0]))
+    with pytest.warns(UserWarning, match="differ between two calls"):
+        compiled(cr.tensor([-3.0, 4.0]))
+    assert compiled(cr.tensor([5.0, -6.0])).tolist() == [5.0, 6.0]
+
+
+def test_same_inputs_twice_then_new_ones_still_read_the_new_ones():
+    model, compiled_steps = _mlp(2), None
+    step = _training_step(model, cr.optim.SGD(model.parameters(), lr=0.1))
+    reference_model = _mlp(2)
+    reference = _training_step(reference_model, cr.optim.SGD(reference_model.parameters(), lr=0.1))
+    compiled_steps = cr.compile(step)
+    (x, y), (x2, y2) = _batches(2)
+    for batch in [(x, y), (x, y), (x, y), (x2, y2), (x2, y2), (x, y)]:
+        assert reference(*batch).item() == compiled_steps(*batch).item()
+
+
+def test_dropout_draws_fresh_masks_at_each_replay_and_eval_traces_identity():
+    def f(x, layer):
+        return layer(x)
+
+    layer = cr.nn.Dropout(0.5)
+    compiled = cr.compile(f)
+    x = cr.ones(200)
+    cr.manual_seed(3)
+    eager_outs = [f(x, layer).data.copy() for _ in range(4)]
+    cr.manual_seed(3)
+    outs = [compiled(x, layer).data.copy() for _ in range(4)]
+    assert compiled.stats["replayed"] == 2
+    assert all(np.array_equal(a, b) for a, b in zip(eager_outs, outs))
+    assert not np.array_equal(outs[2], outs[3])  # fresh numbers at each replay
+    layer.eval()
+    assert np.array_equal(compiled(x, layer).data, x.data)  # a new record (mode changed)
+    assert compiled(x, layer).data.tolist() == x.data.tolist()
+    assert "call" not in str(compiled.program)
+
+
+def test_a_new_shape_is_a_new_record_and_the_cache_is_bounded():
+    compiled = cr.compile(lambda x: (x * x).sum())
+    for n in range(1, CACHE_SIZE + 1):
+        for _ in range(3):
+            assert compiled(cr.ones(n)).item() == n
+    assert compiled.stats == {"traced": 2 * CACHE_SIZE, "replayed": CACHE_SIZE, "eager": 0}
+    with pytest.warns(UserWarning, match=f"more than {CACHE_SIZE} signatures"):
+        assert compiled(cr.ones(CACHE_SIZE + 1)).item() == CACHE_SIZE + 1
+
+
+def test_a_result_that_requires_grad_runs_eagerly_with_a_warning():
+    model = cr.nn.Linear(2, 1)
+    compiled = cr.compile(model)
+    x = cr.ones(4, 2)
+    with pytest.warns(UserWarning, match="requires grad"):
+        out = compiled(x)
+    out.sum().backward()
+    assert model.weight.grad.tolist() == [[4.0, 4.0]]
+    with cr.no_grad():
+        assert np.array_equal(compiled(x).data, model(x).data)
+
+
+def test_out_of_range_targets_still_raise_clearly_in_a_replay():
+    model = _mlp(4)
+    compiled = cr.compile(_training_step(model, cr.optim.SGD(model.parameters(), lr=0.1)))
+    for x, y in _batches(3):
+        compiled(x, y)
+    bad = cr.tensor(np.full(32, 7))
+    with pytest.raises(cr.OutOfRangeError, match=re.escape("target 7 is out of range")):
+        compiled(_batches(1)[0][0], bad)
