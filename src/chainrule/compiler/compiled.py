@@ -189,6 +189,11 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
         if var.kind == "input":
             return ("input", var.source)
         return ("var", var)
+    if isinstance(result, np.ndarray):  # a tensor's array, returned as it is
+        var = tracer.vars.get(id(result))
+        if var is None or var.kind != "temp":
+            raise _Eager("it returns an array the record did not compute")
+        return ("array", var)
     if type(result) in (tuple, list):
         return (type(result).__name__, tuple(_output_spec(r, tracer) for r in result))
     if type(result) is dict:
@@ -200,7 +205,7 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
 
 def _spec_vars(spec: Any, found: list[Var]) -> None:
     kind, value = spec
-    if kind == "var":
+    if kind in ("var", "array"):
         found.append(value)
     elif kind in ("tuple", "list", "dict"):
         for item in value:
@@ -211,6 +216,8 @@ def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor]) -> Any:
     kind, value = spec
     if kind == "var":
         return Tensor._make(arrays[value])
+    if kind == "array":
+        return arrays[value]
     if kind == "input":
         return tensors[value]
     if kind in ("object", "literal"):
@@ -293,8 +300,8 @@ def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
 
     def walk(s):
         kind, value = s
-        if kind == "var":
-            return ("var", position[id(value)])
+        if kind in ("var", "array"):
+            return (kind, position[id(value)])
         if kind == "dict":
             return ("dict", tuple((k, walk(v)) for k, v in value))
         if kind in ("tuple", "list"):

@@ -23,20 +23,9 @@ EFFECTS = ("call", "write", "grad")
 def mutated(program: Program) -> set[Var]:
     """The Vars an in-place write may change: each write's target and every Var sharing
     memory with it (the outputs of views, and what those are views of)."""
-    parent: dict[Var, Var] = {}
-
-    def root(v: Var) -> Var:
-        while parent.get(v, v) is not v:
-            v = parent[v]
-        return v
-
-    for eq in program.equations:
-        if eq.kind == "op" and eq.alias:
-            for v in eq.inputs():
-                parent[root(eq.outs[0])] = root(v)
-    targets = {root(eq.ins[0]) for eq in program.equations if eq.kind == "write"}
-    everything = {v for eq in program.equations for v in (*eq.inputs(), *eq.outs)}
-    return {v for v in everything if root(v) in targets}
+    roots = _roots(program)
+    targets = {roots[eq.ins[0]] for eq in program.equations if eq.kind == "write"}
+    return {v for v, group in roots.items() if group in targets}
 
 
 def _replaced(program: Program, equations: list[Equation], rename: dict[Var, Var]) -> Program:
@@ -155,11 +144,111 @@ def _value(value):
     return value
 
 
+def _roots(program: Program) -> dict[Var, Var]:
+    """Each Var's alias group, named by one member: a view and what it views share one."""
+    parent: dict[Var, Var] = {}
+
+    def root(v: Var) -> Var:
+        while parent.get(v, v) is not v:
+            v = parent[v]
+        return v
+
+    for eq in program.equations:
+        if eq.kind == "op" and eq.alias:
+            for v in eq.inputs():
+                parent[root(eq.outs[0])] = root(v)
+    everything = {v for eq in program.equations for v in (*eq.inputs(), *eq.outs)}
+    return {v: root(v) for v in everything | set(program.outputs)}
+
+
+def plan_memory(program: Program) -> Program:
+    """Give elementwise ufunc equations an output array of their own that lives as long as the
+    program (``out=``), shared with earlier results that are no longer read: a replay then
+    allocates nothing for them, and a chain of elementwise ops writes into one array.
+
+    Only arrays nothing outside the replay can hold are shared: never an output, a gradient
+    handed to ``.grad``, what a "call" receives or returns, an array written in place (or a
+    view of one), nor the inputs, state and constants.
+    """
+    roots = _roots(program)
+    escaping = {roots[v] for v in program.outputs}
+    escaping |= {roots[v] for v in mutated(program)}
+    for eq in program.equations:
+        if eq.kind in ("grad", "call"):
+            escaping |= {roots[v] for v in (*eq.inputs(), *eq.outs)}
+    last: dict[Var, int] = {}  # alias group -> the last equation that reads it
+    for i, eq in enumerate(program.equations):
+        for v in eq.inputs():
+            last[roots[v]] = i
+    free: dict[tuple, list[int]] = {}  # (shape, dtype) -> buffers no longer read
+    holder: dict[Var, int] = {}  # alias group -> the buffer its array is
+    dying: dict[int, list[Var]] = {}  # equation -> groups last read there
+    for group, i in last.items():
+        dying.setdefault(i, []).append(group)
+    count = 0
+    for i, eq in enumerate(program.equations):
+        # What this equation reads for the last time may be written by it: an elementwise
+        # ufunc may write into an input of its own shape.
+        for group in dying.get(i, ()):
+            if group in holder:
+                free.setdefault((group.shape, group.dtype), []).append(holder.pop(group))
+        if not _plannable(eq):
+            continue
+        out = eq.outs[0]
+        group = roots.get(out, out)
+        if group in escaping or group.kind != "temp":
+            continue
+        pool = free.get((out.shape, out.dtype))
+        if pool:
+            eq.buffer = pool.pop()
+        else:
+            eq.buffer, count = count, count + 1
+        holder[group] = eq.buffer
+        if last.get(group) is None:  # never read: its buffer is free again at once
+            free.setdefault((out.shape, out.dtype), []).append(holder.pop(group))
+    return program
+
+
+def own_gradients(program: Program) -> Program:
+    """Let a leaf keep the array of its gradient as it is, instead of a copy, where nothing
+    else in the program or outside it can see that array: backward copies a gradient it did
+    not make itself because it might be shared (a broadcast, another leaf's), which the
+    program can tell."""
+    roots = _roots(program)
+    readers: dict[Var, int] = {}  # per alias group, the equations that read it (not its views)
+    for eq in program.equations:
+        for v in eq.inputs():
+            if not (eq.alias and roots[eq.outs[0]] is roots[v]):
+                readers[roots[v]] = readers.get(roots[v], 0) + 1
+    made = {eq.outs[0] for eq in program.equations if eq.kind == "op" and not eq.alias}
+    made -= {roots[v] for v in program.outputs} | {roots[v] for v in mutated(program)}
+    for eq in program.equations:
+        if eq.kind == "grad" and eq.params["mode"] == "add" and not eq.params["owned"]:
+            group = roots[eq.ins[0]]
+            if eq.params.get("writeable") and group in made and readers[group] == 1:
+                eq.params["owned"] = True
+    return program
+
+
+def _plannable(eq: Equation) -> bool:
+    out = eq.outs[0] if eq.outs else None
+    return (
+        eq.kind == "op"
+        and isinstance(eq.fn.forward, np.ufunc)
+        and not eq.params
+        and not (eq.alias or eq.promote or eq.scalar)
+        and out is not None
+        and len(out.shape) > 0
+    )
+
+
 #: The passes `optimize` runs, in order.
 PASSES: tuple[Callable[[Program], Program], ...] = (
     fold_constants,
     eliminate_common_subexpressions,
     eliminate_dead_code,
+    own_gradients,
+    plan_memory,
 )
 
 
@@ -172,5 +261,5 @@ def optimize(program: Program) -> Program:
 
 __all__ = [
     "EFFECTS", "PASSES", "eliminate_common_subexpressions", "eliminate_dead_code", "evaluate",
-    "fold_constants", "mutated", "optimize",
+    "fold_constants", "mutated", "optimize", "own_gradients", "plan_memory",
 ]  # fmt: skip

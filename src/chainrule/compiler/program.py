@@ -63,16 +63,18 @@ class Equation:
 
     For an "op": ``promote`` replays `apply_op`'s float promotion, ``scalar`` wraps a NumPy
     scalar result as a 0-d array, ``alias`` says the output shares memory with an input (a
-    view: passes must not reuse or reorder around it)."""
+    view: passes must not reuse or reorder around it), ``buffer`` numbers the array the
+    memory plan lets its ufunc write into (``out=``)."""
 
     __slots__ = ("kind", "fn", "name", "ins", "params", "outs", "phase", "promote", "scalar",
-                 "alias")  # fmt: skip
+                 "alias", "buffer")  # fmt: skip
 
     def __init__(self, kind: str, fn: Any, name: str, ins: tuple, params: dict, outs: tuple,
                  phase: str) -> None:  # fmt: skip
         self.kind, self.fn, self.name, self.ins, self.params = kind, fn, name, ins, params
         self.outs, self.phase = outs, phase
         self.promote = self.scalar = self.alias = False
+        self.buffer: int | None = None  # the memory plan's buffer its ufunc writes into
 
     def inputs(self) -> list[Var]:
         """The Vars it reads, in ``ins`` and ``params`` (inside tuples too)."""
@@ -213,6 +215,10 @@ class Program:
                 if eq.fn.check is not None:
                     lines.append(f"    {bind(eq.fn.check, 'check')}({', '.join(args)})")
                 out = eq.outs[0].name
+                if eq.buffer is not None:
+                    if f"B{eq.buffer}" not in bound:
+                        bound[f"B{eq.buffer}"] = np.empty(eq.outs[0].shape, eq.outs[0].dtype)
+                    args.append(f"out=B{eq.buffer}")
                 lines.append(f"    {out} = {fn}({', '.join(args)})")
                 if eq.scalar:
                     lines.append(f"    {out} = asarray({out})")

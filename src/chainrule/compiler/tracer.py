@@ -14,6 +14,7 @@ work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from
 
 from __future__ import annotations
 
+import functools
 import traceback
 from typing import Any
 
@@ -179,9 +180,7 @@ class Tracer:
         shape = _result_shape(result, outs)
         out_vars = tuple(self._temp(a) for a in outs)
 
-        def call(*arrays, template=template, shape=shape):
-            call_args, call_kwargs = _fill(template, arrays)
-            return _flatten(fn(*call_args, **call_kwargs), shape)
+        call = _caller(fn, template, shape)
 
         name = getattr(fn, "__qualname__", repr(fn))
         eq = Equation("call", call, name, tuple(slots), {}, out_vars, self.phase)
@@ -228,19 +227,24 @@ class Tracer:
             array = total.data if isinstance(total, Tensor) else np.asarray(total)
             var = self.var_of(total if isinstance(total, Tensor) else array)
             new = accumulate_grad(leaf, array, bool(owned))
-            self._grad_equation(leaf, "add", (var,), bool(owned), (self._temp(new),))
+            eq = self._grad_equation(leaf, "add", (var,), bool(owned), (self._temp(new),))
+            eq.params["writeable"] = array.flags.writeable  # may the leaf keep it (a pass)
 
     def set_grad(self, tensor: Tensor, value: Tensor | None) -> None:
         """``tensor.grad = value`` ran: a "grad" equation that sets it at each replay."""
         ins = () if value is None else (self.var_of(value),)
         self._grad_equation(tensor, "set", ins, False, ())
 
-    def _grad_equation(self, leaf: Tensor, mode: str, ins: tuple, owned: bool, outs: tuple):
+    def _grad_equation(
+        self, leaf: Tensor, mode: str, ins: tuple, owned: bool, outs: tuple
+    ) -> Equation:
         target = self.input_index.get(id(leaf), leaf)
         known = self.vars.get(id(leaf.data))
         label = known.name if known is not None else f"tensor{list(leaf.shape)}"
         params = {"leaf": target, "mode": mode, "owned": owned, "label": label}
-        self._record(Equation("grad", None, "grad", ins, params, outs, self.phase))
+        eq = Equation("grad", None, "grad", ins, params, outs, self.phase)
+        self._record(eq)
+        return eq
 
     # What `chainrule.profiler.record_function` asks of an intercept: spans are not recorded.
 
@@ -299,6 +303,61 @@ def _fill(template: Any, arrays: tuple) -> Any:
     if type(template) is dict:
         return {key: _fill(v, arrays) for key, v in template.items()}
     return template
+
+
+def _caller(fn, template: tuple, shape: Any):
+    """A function of the slots' arrays that calls ``fn`` as ``template`` says and returns the
+    arrays of its result laid out as ``shape``: made once, as straight as the template allows
+    (a whole call runs at every replay)."""
+    args, kwargs = template
+    has_slots = _has_slot(template)
+    if shape is None:
+        out = _no_arrays
+    elif shape == "tensor":
+        out = _tensor_array
+    elif type(shape) is tuple and all(part == "array" for part in shape):
+        out = tuple
+    else:
+        out = functools.partial(_flatten, shape=shape)
+    if not has_slots:
+        return lambda: out(fn(*args, **kwargs))
+    if not kwargs and not any(type(a) in (tuple, list, dict) for a in args):
+        parts = [(a.index, a.is_tensor) if isinstance(a, _Slot) else None for a in args]
+        constants = list(args)
+
+        def positional(*arrays):
+            values = constants.copy()
+            for i, part in enumerate(parts):
+                if part is not None:
+                    array = arrays[part[0]]
+                    values[i] = Tensor._make(array) if part[1] else array
+            return out(fn(*values))
+
+        return positional
+
+    def general(*arrays):
+        call_args, call_kwargs = _fill(template, arrays)
+        return out(fn(*call_args, **call_kwargs))
+
+    return general
+
+
+def _has_slot(template: Any) -> bool:
+    if isinstance(template, _Slot):
+        return True
+    if type(template) in (tuple, list):
+        return any(_has_slot(v) for v in template)
+    if type(template) is dict:
+        return any(_has_slot(v) for v in template.values())
+    return False
+
+
+def _no_arrays(result: Any) -> tuple:
+    return ()
+
+
+def _tensor_array(result: Tensor) -> tuple:
+    return (result.data,)
 
 
 def _result_shape(result: Any, arrays: list) -> Any:

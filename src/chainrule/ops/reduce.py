@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_shape
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
 
@@ -215,6 +216,8 @@ def _norm_partial(x, out, p: float, dim: tuple):
     return xp.sign(x) * xp.where(x == 0, 1, ratio) ** (p - 1)
 
 
+@replayed_whole(pure=True)  # a compiled step's backward reads the new indices at each call
+@replayed_whole(pure=True)  # a compiled step's backward reads the new indices at each call
 def _one_hot(x_shape: tuple, dim: tuple, indices: np.ndarray) -> np.ndarray:
     """True at ``indices`` along ``dim`` (kept-dims index array), False elsewhere."""
     if not dim:
@@ -265,7 +268,7 @@ def _norm(x, p, dim, keepdim):
 
 # fmt: off
 sum_row = Op(
-    "sum", lambda x, dim, keepdim: np.sum(x, axis=dim, keepdims=keepdim),
+    "sum", lambda x, dim, keepdim: np.add.reduce(x, axis=dim, keepdims=keepdim),  # np.sum's
     vjp=(lambda g, x_shape, dim, keepdim: expand_back(g, x_shape, dim, keepdim),),
     jvp=LINEAR, kind="reduction", batch=batch_reduction, doc="The sum over dim.")
 mean_row = Op(
@@ -453,15 +456,22 @@ def _select(row: Op, find: Callable, x, dim, keepdim: bool, op: str) -> ValuesIn
     """(values, indices) of the extreme along one ``dim``; gradient only to those indices."""
     dims = _one_dim(x, dim, op, f"; for several dims use a{op}")
     _check_not_empty(x, dims, op)
+    indices, returned = _extreme_indices(x, find, dims, keepdim)
+    values = row(x, dim=dims, keepdim=keepdim, indices=indices)
+    return ValuesIndices(values, Tensor._make(returned))
+
+
+@replayed_whole(pure=True)  # a compiled step finds the new extremes at each call
+def _extreme_indices(x, find: Callable, dims: tuple, keepdim: bool) -> tuple:
+    """The positions ``find`` (np.argmax or np.argmin) picks along ``dims`` (one dim or
+    none): as the row keeps them (dims kept), and as returned to the caller."""
     data = np.asarray(_data(x))
     indices = find(data, axis=dims[0], keepdims=True) if dims else np.zeros((), np.int64)
     indices = indices.astype(np.int64)
-    values = row(x, dim=dims, keepdim=keepdim, indices=indices)
-    if not keepdim and dims:
-        indices = np.squeeze(indices, axis=dims)
+    returned = np.squeeze(indices, axis=dims) if not keepdim and dims else indices
     # A copy: the row keeps ``indices`` for backward, and the caller may change what we return
     # in place (index arrays are copied where they are kept, see indexing._index_item).
-    return ValuesIndices(values, Tensor._make(indices.copy()))
+    return indices, returned.copy()
 
 
 def max(x, dim=None, keepdim: bool = False):

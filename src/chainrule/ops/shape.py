@@ -111,7 +111,7 @@ reshape_row = Op("reshape", lambda x, shape: np.reshape(x, shape),
                  vjp=(lambda g, x_shape: xp.reshape(g, x_shape),), jvp=LINEAR, view=True,
                  kind="shape", batch=_batch_reshape,
                  doc="x's elements in a new shape; a view when NumPy can make one.")
-permute_row = Op("permute", lambda x, dims: np.transpose(x, dims),
+permute_row = Op("permute", lambda x, dims: np.asarray(x).transpose(dims),
                  vjp=(lambda g, dims: xp.permute(g, tuple(np.argsort(dims))),), jvp=LINEAR,
                  view=True, kind="shape", batch=_batch_permute,
                  doc="x with its dimensions reordered (a view).")
