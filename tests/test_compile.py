@@ -230,16 +230,34 @@ def test_a_new_shape_is_a_new_record_and_the_cache_is_bounded():
         assert compiled(cr.ones(CACHE_SIZE + 1)).item() == CACHE_SIZE + 1
 
 
-def test_a_result_that_requires_grad_runs_eagerly_with_a_warning():
-    model = cr.nn.Linear(2, 1)
-    compiled = cr.compile(model)
-    x = cr.ones(4, 2)
-    with pytest.warns(UserWarning, match="requires grad"):
-        out = compiled(x)
-    out.sum().backward()
-    assert model.weight.grad.tolist() == [[4.0, 4.0]]
-    with cr.no_grad():
-        assert np.array_equal(compiled(x).data, model(x).data)
+def test_a_compiled_module_replays_its_forward_and_the_callers_backward():
+    models = [_mlp(6), _mlp(6)]
+    compiled = cr.compile(models[1])
+    optimizers = [cr.optim.Adam(m.parameters(), lr=0.01) for m in models]
+    x_grads = []
+    for x, y in _batches(6):
+        x = x.requires_grad_()
+        for forward, optimizer in zip([models[0], compiled], optimizers):
+            optimizer.zero_grad()
+            loss = F.cross_entropy(forward(x), y)
+            loss.backward()
+            optimizer.step()
+            x_grads.append(x.grad)
+            x.grad = None
+        assert np.array_equal(x_grads[-1].data, x_grads[-2].data)  # the input's gradient too
+    assert compiled.stats == {"traced": 2, "replayed": 4, "eager": 0}
+    for p, q in zip(models[0].parameters(), models[1].parameters()):
+        assert np.array_equal(p.data, q.data)
+    text = str(compiled.program)
+    assert "# backward of the results" in text and "gradients " in text
+    x = _batches(1)[0][0].requires_grad_()  # a signature already verified: replayed
+    out = compiled(x).sum()
+    out.backward(retain_graph=True)
+    out.backward()  # the saved arrays are kept once, as eager's
+    with pytest.raises(cr.GraphError, match="second time"):
+        out.backward()
+    with pytest.raises(cr.GraphError, match="create_graph"):
+        cr.autograd.grad(compiled(x).sum(), models[1][0].weight, create_graph=True)
 
 
 def test_out_of_range_targets_still_raise_clearly_in_a_replay():

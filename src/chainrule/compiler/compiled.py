@@ -29,7 +29,8 @@ import numpy as np
 
 from .. import counting
 from .._tensor import Tensor
-from ..graph import state
+from ..errors import GraphError
+from ..graph import Node, state
 from .passes import optimize
 from .program import Program, Var
 from .tracer import Tracer, _Slot
@@ -49,7 +50,11 @@ class _Record:
     def __init__(self, program: Program, spec: Any, guards: list, modules: list,
                  values: list) -> None:  # fmt: skip
         self.program, self.spec = program, spec
-        self.replay = program.build()
+        self.replay, self.replay_backward = program.build()
+        self.results = len(program.outputs) - program.backward_outputs
+        self.leaves: list = []  # where the results' gradients go: input positions or tensors
+        self.has_grad: list[bool] = []  # per leaf, whether the results' backward reaches it
+        self.result_meta: tuple = ()  # (shape, dtype) per result that requires grad
         self._guards = guards  # (tensor, shape, dtype, requires_grad) per state tensor
         self._modules = modules  # (module, training) per module called
         self._values = values  # (position, array) per input that must keep its values
@@ -70,7 +75,44 @@ class _Record:
         return all(module.training is training for module, training in self._modules)
 
     def run(self, tensors: list[Tensor]) -> Any:
-        return _rebuild(self.spec, self.replay(tensors), tensors)
+        arrays = self.replay(tensors)
+        if self.replay_backward is None:
+            return _rebuild(self.spec, arrays, tensors)
+        node = ReplayedBackward(self, arrays[self.results :], tensors)
+        return _rebuild(self.spec, arrays, tensors, node)
+
+
+class ReplayedBackward(Node):
+    """The graph node of a replayed call's results: its backward runs the program's
+    equations of phase `RESULT_BACKWARD` on the arrays the replay saved, and sends the
+    gradients to the leaves the record found (parameters, the call's input tensors)."""
+
+    __slots__ = ("record", "saved")
+
+    def __init__(self, record: _Record, saved: tuple, tensors: list[Tensor]) -> None:
+        edges = tuple(tensors[leaf] if type(leaf) is int else leaf for leaf in record.leaves)
+        super().__init__(edges, record.result_meta, ())
+        self.record, self.saved = record, saved
+
+    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
+        if create_graph:
+            raise GraphError(
+                "compiled backward: the gradients of a compiled function's results cannot be "
+                "differentiated again (create_graph=True); call the function uncompiled"
+            )
+        if self.saved is None:
+            raise GraphError(
+                "compiled backward: trying to backward through the graph a second time, but "
+                "its saved arrays were freed; pass retain_graph=True to the first backward()"
+            )
+        arrays = [g.data if isinstance(g, Tensor) else g for g in grads]
+        computed = iter(self.record.replay_backward(self.saved, arrays))
+        if release:
+            self.saved = None
+        return [next(computed) if has else None for has in self.record.has_grad]
+
+    def release(self) -> None:
+        self.saved = None
 
 
 class _Entry:
@@ -136,6 +178,10 @@ class CompiledFunction:
             if tracer.broken is not None:
                 raise _Eager(f"graph break: {tracer.broken}")
             spec = _output_spec(result, tracer)
+            if tracer.grad_results:
+                tracer.trace_result_backward(tracer.grad_results)
+                if tracer.broken is not None:
+                    raise _Eager(f"graph break in the results' backward: {tracer.broken}")
             first, entry.pending = entry.pending, (tracer, spec)
             if first is not None:
                 record = _verified(first, (tracer, spec), self.name)
@@ -178,12 +224,10 @@ def _signature(value: Any, tensors: list[Tensor]) -> Any:
 def _output_spec(result: Any, tracer: Tracer) -> Any:
     """How to rebuild the call's result from the replay's output arrays."""
     if isinstance(result, Tensor):
-        if result._requires_grad and state.grad_enabled:
-            raise _Eager(
-                "the result requires grad, and its graph is not replayed; compile the whole "
-                "step (forward, backward and the optimizer's step) instead"
-            )
         var = tracer.vars.get(id(result.data))
+        if result._grad_fn is not None and var is not None and var.kind == "temp":
+            tracer.grad_results.append(result)  # its gradient is recorded after the call
+            return ("grad", var, len(tracer.grad_results) - 1)
         if var is None or var.kind == "state":
             return ("object", result)
         if var.kind == "input":
@@ -204,18 +248,20 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
 
 
 def _spec_vars(spec: Any, found: list[Var]) -> None:
-    kind, value = spec
-    if kind in ("var", "array"):
+    kind, value = spec[:2]
+    if kind in ("var", "array", "grad"):
         found.append(value)
     elif kind in ("tuple", "list", "dict"):
         for item in value:
             _spec_vars(item[1] if kind == "dict" else item, found)
 
 
-def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor]) -> Any:
-    kind, value = spec
+def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor], node=None) -> Any:
+    kind, value = spec[:2]
     if kind == "var":
         return Tensor._make(arrays[value])
+    if kind == "grad":  # a result the replayed backward differentiates
+        return Tensor._make(arrays[value], grad_fn=node, output_nr=spec[2])
     if kind == "array":
         return arrays[value]
     if kind == "input":
@@ -223,8 +269,8 @@ def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor]) -> Any:
     if kind in ("object", "literal"):
         return value
     if kind == "dict":
-        return {k: _rebuild(v, arrays, tensors) for k, v in value}
-    items = [_rebuild(v, arrays, tensors) for v in value]
+        return {k: _rebuild(v, arrays, tensors, node) for k, v in value}
+    items = [_rebuild(v, arrays, tensors, node) for v in value]
     return tuple(items) if kind == "tuple" else items
 
 
@@ -277,9 +323,14 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
             raise _Eager(_unstable(b, var_b))
         var_b.value = snap_b
         consts.append(var_b)
+    if len(a.result_leaves) != len(b.result_leaves) or not all(
+        x is y or (type(x) is int and x == y) for x, y in zip(a.result_leaves, b.result_leaves)
+    ):
+        raise _Eager("the results' gradients reach different tensors in two calls")
     outputs: list[Var] = []
     _spec_vars(spec_b, outputs)
-    program = Program(name, b.inputs, states, consts, b.equations, outputs)
+    grads = [v for v in b.result_grads if v is not None]
+    program = Program(name, b.inputs, states, consts, b.equations, outputs + grads, len(grads))
     program = optimize(program)
     spec = _renumber(spec_b, program.outputs, outputs)
     guards = [(v.source, v.shape, v.dtype, v.source._requires_grad) for v in program.state]
@@ -291,7 +342,11 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
         for i, (first, snap) in enumerate(zip(a.input_values, b.input_values))
         if program.consts and _same_array(first, snap)
     ]
-    return _Record(program, spec, guards, modules, values)
+    record = _Record(program, spec, guards, modules, values)
+    record.leaves = b.result_leaves
+    record.has_grad = [v is not None for v in b.result_grads]
+    record.result_meta = tuple((r.shape, r.dtype) for r in b.grad_results)
+    return record
 
 
 def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
@@ -299,9 +354,11 @@ def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
     position = {id(v): i for i, v in enumerate(old)}
 
     def walk(s):
-        kind, value = s
+        kind, value = s[:2]
         if kind in ("var", "array"):
             return (kind, position[id(value)])
+        if kind == "grad":
+            return (kind, position[id(value)], s[2])
         if kind == "dict":
             return ("dict", tuple((k, walk(v)) for k, v in value))
         if kind in ("tuple", "list"):
@@ -313,7 +370,9 @@ def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
 
 
 def _spec_key(spec: Any) -> Any:
-    kind, value = spec
+    kind, value = spec[:2]
+    if kind == "grad":
+        return spec[:3]
     if kind in ("tuple", "list"):
         return (kind, tuple(_spec_key(v) for v in value))
     if kind == "dict":
@@ -430,8 +489,9 @@ def compile(
     eagerly while the tensor engine's work is recorded; the second is recorded again and
     checked against the first; later calls replay the program without building graphs.
 
-    Compile a whole training step (forward, ``backward()``, the optimizer's step): a result
-    that still requires grad is not replayed (that signature runs eagerly, with a warning).
+    Compile a whole training step (forward, ``backward()``, the optimizer's step), or just a
+    model: results that require grad are then replayed with a graph node whose backward runs
+    the recorded gradients of the results (the eager graph's work, as one program).
     ``fullgraph=True`` makes a graph break an error (`CompileError`); ``disable=True``
     returns ``model`` itself. The other keywords are PyTorch's and change nothing here.
 

@@ -37,7 +37,10 @@ def _replaced(program: Program, equations: list[Equation], rename: dict[Var, Var
     outputs = [rename.get(v, v) for v in program.outputs]
     read = [v for eq in equations for v in eq.inputs()] + outputs
     consts = list({id(v): v for v in read if v.kind == "const"}.values())  # first use first
-    return Program(program.name, program.inputs, program.state, consts, equations, outputs)
+    return Program(
+        program.name, program.inputs, program.state, consts, equations, outputs,
+        program.backward_outputs,
+    )  # fmt: skip
 
 
 def _rename(value, rename: dict):
@@ -173,6 +176,7 @@ def plan_memory(program: Program) -> Program:
     roots = _roots(program)
     escaping = {roots[v] for v in program.outputs}
     escaping |= {roots[v] for v in mutated(program)}
+    escaping |= {roots[v] for v in program.split()[2]}  # kept for the results' backward
     for eq in program.equations:
         if eq.kind in ("grad", "call"):
             escaping |= {roots[v] for v in (*eq.inputs(), *eq.outs)}

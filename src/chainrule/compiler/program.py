@@ -28,9 +28,18 @@ VAR_KINDS = ("input", "state", "const", "temp")
 #: - "grad": add ``ins[0]`` into a leaf's ``.grad`` (``params["leaf"]``), as backward does.
 EQUATION_KINDS = ("op", "call", "write", "grad")
 
+#: The phase of the equations that compute the gradients of a call's results, run when the
+#: caller's backward reaches them (a compiled function whose results require grad).
+RESULT_BACKWARD = "backward of the results"
+
 _SHORT_DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8",
                  "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "bool",
                  "complex64": "c64", "complex128": "c128"}  # fmt: skip
+
+
+def is_seed(var: Var) -> bool:
+    """Whether ``var`` is the gradient of a result, given to the results' backward."""
+    return var.kind == "input" and type(var.source) is tuple
 
 
 class Var:
@@ -132,9 +141,27 @@ class Program:
     in the order of the result's tensors). ``str(program)`` prints it, phase by phase."""
 
     def __init__(self, name: str, inputs: list[Var], state: list[Var], consts: list[Var],
-                 equations: list[Equation], outputs: list[Var]) -> None:  # fmt: skip
+                 equations: list[Equation], outputs: list[Var],
+                 backward_outputs: int = 0) -> None:  # fmt: skip
         self.name, self.inputs, self.state, self.consts = name, inputs, state, consts
         self.equations, self.outputs = equations, outputs
+        #: The last this many outputs are gradients that the equations of phase
+        #: `RESULT_BACKWARD` compute, later, when the caller's backward reaches the results.
+        self.backward_outputs = backward_outputs
+
+    def split(self) -> tuple[list[Equation], list[Equation], list[Var]]:
+        """(the equations run by the call, those run by the results' backward, the Vars the
+        first part hands to the second)."""
+        later = [eq for eq in self.equations if eq.phase == RESULT_BACKWARD]
+        now = [eq for eq in self.equations if eq.phase != RESULT_BACKWARD]
+        made_later = {v for eq in later for v in eq.outs}
+        wanted = [v for eq in later for v in eq.inputs()]
+        wanted += self.outputs[len(self.outputs) - self.backward_outputs :]
+        saved = {
+            id(v): v for v in wanted
+            if v not in made_later and v.kind != "const" and not is_seed(v)
+        }  # fmt: skip
+        return now, later, list(saved.values())
 
     def counts(self) -> dict[str, int]:
         """Equations per phase."""
@@ -156,7 +183,10 @@ class Program:
                 phase = eq.phase
                 lines.append(f"  # {phase}")
             lines.append(f"  {eq}")
-        lines.append(f"  return {', '.join(v.name for v in self.outputs)}")
+        cut = len(self.outputs) - self.backward_outputs
+        lines.append(f"  return {', '.join(v.name for v in self.outputs[:cut])}")
+        if self.backward_outputs:
+            lines.append(f"  gradients {', '.join(v.name for v in self.outputs[cut:])}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -170,12 +200,15 @@ class Program:
         equation, globals named after what they hold."""
         return self._generate()[0]
 
-    def build(self) -> Callable:
-        """The replay as a function of the call's input tensors, returning the output arrays."""
+    def build(self) -> tuple[Callable, Callable | None]:
+        """The replay, a function of the call's input tensors returning the results' arrays
+        and then the arrays saved for the results' backward; and that backward, a function of
+        (the saved arrays, the results' gradients) returning the gradients (None when the
+        results need none)."""
         source, bound = self._generate()
         namespace = dict(bound)
         exec(compile(source, f"<chainrule program {self.name}>", "exec"), namespace)  # noqa: S102
-        return namespace["replay"]
+        return namespace["replay"], namespace.get("replay_backward")
 
     def _generate(self) -> tuple[str, dict]:
         bound: dict[str, Any] = {
@@ -200,6 +233,8 @@ class Program:
                 return repr(value)
             return bind(value, "k")
 
+        now, later, saved = self.split()
+        results = self.outputs[: len(self.outputs) - self.backward_outputs]
         lines = ["def replay(tensors):"]
         for v in self.inputs:
             lines.append(f"    {v.name} = tensors[{v.source}].data")
@@ -207,7 +242,24 @@ class Program:
             lines.append(f"    {v.name} = {bind(v.source, 'S')}.data")
         for v in self.consts:
             bound[v.name] = v.value
-        for eq in self.equations:
+        self._lines(now, lines, bind, expr, bound)
+        lines.append(f"    return ({''.join(f'{v.name}, ' for v in (*results, *saved))})")
+        if self.backward_outputs:
+            lines.append("")
+            lines.append("def replay_backward(saved, seeds):")
+            lines.append(f"    ({''.join(f'{v.name}, ' for v in saved)}) = saved")
+            seeds = sorted({v for eq in later for v in eq.inputs() if is_seed(v)},
+                           key=lambda v: v.source[1])  # fmt: skip
+            for v in seeds:
+                lines.append(f"    {v.name} = seeds[{v.source[1]}]")
+            self._lines(later, lines, bind, expr, bound)
+            grads = self.outputs[len(self.outputs) - self.backward_outputs :]
+            lines.append(f"    return ({''.join(f'{v.name}, ' for v in grads)})")
+        return "\n".join(lines) + "\n", bound
+
+    @staticmethod
+    def _lines(equations: list[Equation], lines: list, bind, expr, bound: dict) -> None:
+        for eq in equations:
             args = [expr(a) for a in eq.ins]
             if eq.kind == "op":
                 args += [f"{k}={expr(v)}" for k, v in eq.params.items()]
@@ -245,8 +297,8 @@ class Program:
                 else:
                     value = f"Tensor._make({args[0]})" if args else "None"
                     lines.append(f"    {target}._grad = {value}")
-        lines.append(f"    return ({''.join(f'{v.name}, ' for v in self.outputs)})")
-        return "\n".join(lines) + "\n", bound
 
 
-__all__ = ["EQUATION_KINDS", "Equation", "Program", "VAR_KINDS", "Var"]
+__all__ = [
+    "EQUATION_KINDS", "Equation", "Program", "RESULT_BACKWARD", "VAR_KINDS", "Var", "is_seed",
+]  # fmt: skip

@@ -23,11 +23,11 @@ import numpy as np
 from .. import counting
 from .. import function as engine
 from .._tensor import Tensor
-from ..autograd import _deliver, accumulate_grad
-from ..errors import CompileError
+from ..autograd import _deliver, accumulate_grad, node_order, run_backward
+from ..errors import ChainruleError, CompileError
 from ..graph import _PACKAGE_DIR, state
 from ..signatures import TRANSLATED, translate
-from .program import Equation, Var
+from .program import RESULT_BACKWARD, Equation, Var
 
 #: The compiler's own files: the line a graph break names is the first frame outside chainrule.
 _HERE = _PACKAGE_DIR
@@ -58,6 +58,9 @@ class Tracer:
         self.modules: list = []
         self.broken: str | None = None
         self.phase = "forward"
+        self.grad_results: list[Tensor] = []  # results that require grad (`compiled`)
+        self.result_grads: list = []  # Vars (None: no gradient), from `trace_result_backward`
+        self.result_leaves: list = []
         self._count = 0
         self._previous = None
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
@@ -162,10 +165,16 @@ class Tracer:
                 self.graph_break(f"{node.name}: hooks on a non-leaf tensor are not traced")
             elif not hasattr(node, "op"):
                 self.graph_break(f"{node.name}'s backward (a Function's) is not traced")
-        if counting.intercept is not self and create_graph and not hasattr(node, "op"):
-            grads = [g.data if isinstance(g, Tensor) else g for g in grads]
-            create_graph = False
-        return node._backward(grads, create_graph, release)
+        if counting.intercept is self:
+            try:
+                return node._backward(grads, create_graph, release)
+            except ChainruleError as exc:  # a rule that works on arrays only
+                if counting.intercept is not self:
+                    raise
+                self.graph_break(f"{node.name}'s backward rules on tensors failed ({exc})")
+        # The record has ended: the rest of the pass runs as eager mode runs it, on arrays.
+        grads = [g.data if isinstance(g, Tensor) else g for g in grads]
+        return node._backward(grads, False, release)
 
     def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
         """A `counting.replayed_whole` function: run untraced, recorded as one call."""
@@ -203,11 +212,13 @@ class Tracer:
         """`run_backward` starts: its rules' ops are the backward phase."""
         if create_graph:
             self.graph_break("backward with create_graph=True is not traced")
-        self.phase = "backward"
+        if self.phase != RESULT_BACKWARD:
+            self.phase = "backward"
 
     def end_backward(self) -> None:
         """`run_backward` ended: what follows (an optimizer's step) is the update phase."""
-        self.phase = "update"
+        if self.phase != RESULT_BACKWARD:
+            self.phase = "update"
 
     def deliver(self, leaves: dict) -> None:
         """The leaves' gradients, from a traced backward, into their ``.grad``: one "grad"
@@ -245,6 +256,32 @@ class Tracer:
         eq = Equation("grad", None, "grad", ins, params, outs, self.phase)
         self._record(eq)
         return eq
+
+    def trace_result_backward(self, results: list[Tensor]) -> list:
+        """Record the gradients of ``results`` (the call's results that require grad) with
+        respect to every leaf they depend on, as equations of phase `RESULT_BACKWARD` that take
+        the results' gradients as inputs (seeds ``g0, g1, ...``); the eager graph is kept for
+        this call's own backward. Returns the leaves: input positions, or tensors."""
+        leaves: dict[int, Tensor] = {}
+        for node in node_order([r._grad_fn for r in results]):
+            for edge in node.edges:
+                if isinstance(edge, Tensor):
+                    leaves.setdefault(id(edge), edge)
+        seeds = []
+        for k, result in enumerate(results):
+            array = np.zeros(result.shape, result.dtype)
+            self._name(array, Var(f"g{k}", "input", array.shape, array.dtype, source=("seed", k)))
+            seeds.append(Tensor._make(array))
+        self.phase = RESULT_BACKWARD
+        try:
+            with self:
+                grads = run_backward(results, seeds, True, False, list(leaves.values()))
+        except ChainruleError as exc:
+            self.broken = self.broken or f"the results' backward failed on tensors ({exc})"
+            return []
+        self.result_grads = [None if g is None else self.var_of(g) for g in grads]
+        self.result_leaves = [self.input_index.get(i, leaf) for i, leaf in leaves.items()]
+        return self.result_leaves
 
     # What `chainrule.profiler.record_function` asks of an intercept: spans are not recorded.
 
