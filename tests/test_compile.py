@@ -295,3 +295,26 @@ def test_gradients_kept_from_one_step_are_not_changed_by_the_next():
     assert all(np.array_equal(g.data, copy) for grads in kept for g, copy in grads)
     program = step.program
     assert all(eq.params["owned"] for eq in program.equations if eq.kind == "grad")
+
+
+def test_another_threads_ops_while_tracing_are_neither_recorded_nor_lost():
+    import threading
+
+    done, results = threading.Event(), []
+
+    def loader():  # a data loader's thread, stacking batches with chainrule ops
+        while not done.is_set():
+            results.append(cr.stack([cr.ones(3), cr.zeros(3)]).sum().item())
+
+    thread = threading.Thread(target=loader)
+    thread.start()
+    try:
+        compiled = cr.compile(lambda x: (x.exp() * 2).sum(0))
+        for i in range(30):
+            x = cr.full((200, 3), float(i) / 30)
+            assert np.array_equal(compiled(x).data, (x.exp() * 2).sum(0).data)
+    finally:
+        done.set()
+        thread.join()
+    assert compiled.stats["replayed"] == 28 and set(results) == {3.0}
+    assert [eq.name for eq in compiled.program.equations] == ["exp", "mul", "sum"]

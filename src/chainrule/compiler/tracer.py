@@ -15,6 +15,7 @@ work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from
 from __future__ import annotations
 
 import functools
+import threading
 import traceback
 from typing import Any
 
@@ -63,6 +64,10 @@ class Tracer:
         self.result_leaves: list = []
         self._count = 0
         self._previous = None
+        # The intercept is global: another thread's ops (a data loader's) run untraced, and the
+        # moments this thread lifts the intercept to run an op are kept from overlapping them.
+        self._thread = threading.get_ident()
+        self._lock = threading.RLock()
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
         self.input_values = [np.array(t.data, copy=True) for t in tensors]
         for i, tensor in enumerate(tensors):
@@ -130,17 +135,29 @@ class Tracer:
 
     # The engine's calls (through `counting.intercept`).
 
+    def owns_thread(self) -> bool:
+        """Whether the calling thread is the one being traced."""
+        return threading.get_ident() == self._thread
+
+    def _untraced(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` with the intercept lifted (another thread's work, or a
+        whole call's), while no other thread lifts or relies on it."""
+        with self._lock:
+            counting.intercept = None
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                counting.intercept = self
+
     def run_op(self, op, args: tuple, params: dict):
         """`apply_op` while tracing: the op runs, and its equation is recorded."""
+        if not self.owns_thread():
+            return self._untraced(engine.apply_op, op, *args, **params)
         if engine.batch_hook is not None or state.forward_ad:
             self.graph_break(f"{op.name} under vmap or forward mode (jvp) is not traced")
             return engine.apply_op(op, *args, **params)
-        counting.intercept = None
         engine.promoted = False
-        try:
-            result = engine.apply_op(op, *args, **params)
-        finally:
-            counting.intercept = self
+        result = self._untraced(engine.apply_op, op, *args, **params)
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
         ins = tuple(self.var_of(a) for a in args)
@@ -155,6 +172,8 @@ class Tracer:
 
     def run_function(self, cls, args: tuple, kwargs: dict):
         """A `Function` subclass ends the record: its rules work on arrays."""
+        if not self.owns_thread():
+            return self._untraced(cls.apply, *args, **kwargs)
         self.graph_break(f"{cls.__name__} (a Function subclass) is not traced")
         return cls.apply(*args, **kwargs)
 
@@ -178,11 +197,9 @@ class Tracer:
 
     def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
         """A `counting.replayed_whole` function: run untraced, recorded as one call."""
-        counting.intercept = None
-        try:
-            result = fn(*args, **kwargs)
-        finally:
-            counting.intercept = self
+        result = self._untraced(fn, *args, **kwargs)
+        if not self.owns_thread():
+            return result
         slots: list[Var] = []
         template = _template((args, kwargs), self, slots)
         outs: list[np.ndarray] = []
@@ -199,6 +216,8 @@ class Tracer:
 
     def record_write(self, target: np.ndarray, source: np.ndarray) -> None:
         """An in-place op wrote ``source`` into ``target``."""
+        if not self.owns_thread():
+            return
         eq = Equation(
             "write", None, "write", (self.var_of(target), self.var_of(source)), {}, (), self.phase
         )
@@ -206,6 +225,8 @@ class Tracer:
 
     def escape(self, tensor: Tensor, how: str) -> None:
         """A tensor's values left for Python or NumPy: the record ends here."""
+        if not self.owns_thread():
+            return
         self.graph_break(f"{how} reads a tensor's values, which the record cannot follow")
 
     def begin_backward(self, create_graph: bool, to_leaves: bool) -> None:
@@ -243,6 +264,8 @@ class Tracer:
 
     def set_grad(self, tensor: Tensor, value: Tensor | None) -> None:
         """``tensor.grad = value`` ran: a "grad" equation that sets it at each replay."""
+        if not self.owns_thread():
+            return
         ins = () if value is None else (self.var_of(value),)
         self._grad_equation(tensor, "set", ins, False, ())
 

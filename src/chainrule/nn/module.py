@@ -120,8 +120,9 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if counting.intercept is not None and counting.intercept.traces:
-            counting.intercept.modules.append(self)  # its mode (train/eval) guards the record
+        tracer = counting.intercept
+        if tracer is not None and tracer.traces and tracer.owns_thread():
+            tracer.modules.append(self)  # its mode (train/eval) guards the record
         pre_hooks = self.__dict__.get("_forward_pre_hooks")
         hooks = self.__dict__.get("_forward_hooks")
         if not pre_hooks and not hooks:
