@@ -204,6 +204,9 @@ class Op:
       such a result the default float dtype, as PyTorch promotes integers.
     - ``view=True``: the output shares memory with the first input (one version counter);
       ``check(*arrays, **params)`` may raise a clear error before NumPy runs.
+    - ``writes_out=True``: ``forward`` takes ``out=``, an array of the result's shape and
+      dtype to write the result into (a NumPy ufunc always does); a compiled program's memory
+      plan then reuses arrays for it (`chainrule.compiler.passes.plan_memory`).
 
     Calling an Op runs it on tensors: ``Op.__call__`` is `chainrule.function.apply_op`.
 
@@ -230,6 +233,7 @@ class Op:
         view: bool = False,
         check: Callable | None = None,
         keeps_float64: bool = False,
+        writes_out: bool = False,
     ) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"Op {name!r}: kind must be one of {KINDS}, got {kind!r}")
@@ -255,6 +259,7 @@ class Op:
         self.view = view
         self.check = check
         self.keeps_float64 = keeps_float64
+        self.writes_out = writes_out or isinstance(forward, np.ufunc)
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
         self._plans: dict[int, NodePlan] = {}
 

@@ -190,26 +190,31 @@ def plan_memory(program: Program) -> Program:
     for group, i in last.items():
         dying.setdefault(i, []).append(group)
     count = 0
-    for i, eq in enumerate(program.equations):
-        # What this equation reads for the last time may be written by it: an elementwise
-        # ufunc may write into an input of its own shape.
+
+    def release(i: int) -> None:
         for group in dying.get(i, ()):
             if group in holder:
                 free.setdefault((group.shape, group.dtype), []).append(holder.pop(group))
-        if not _plannable(eq):
-            continue
-        out = eq.outs[0]
+
+    for i, eq in enumerate(program.equations):
+        # What an elementwise equation reads for the last time it may also write (an input of
+        # its own shape); a product (matmul) must not write over its own operands.
+        in_place = eq.kind == "op" and eq.fn.kind in ("elementwise", "comparison")
+        if in_place:
+            release(i)
+        out = eq.outs[0] if eq.outs else None
         group = roots.get(out, out)
-        if group in escaping or group.kind != "temp":
-            continue
-        pool = free.get((out.shape, out.dtype))
-        if pool:
-            eq.buffer = pool.pop()
-        else:
-            eq.buffer, count = count, count + 1
-        holder[group] = eq.buffer
-        if last.get(group) is None:  # never read: its buffer is free again at once
-            free.setdefault((out.shape, out.dtype), []).append(holder.pop(group))
+        if _plannable(eq) and group not in escaping and group.kind == "temp":
+            pool = free.get((out.shape, out.dtype))
+            if pool:
+                eq.buffer = pool.pop()
+            else:
+                eq.buffer, count = count, count + 1
+            holder[group] = eq.buffer
+            if last.get(group) is None:  # never read: its buffer is free again at once
+                free.setdefault((out.shape, out.dtype), []).append(holder.pop(group))
+        if not in_place:
+            release(i)
     return program
 
 
@@ -238,7 +243,7 @@ def _plannable(eq: Equation) -> bool:
     out = eq.outs[0] if eq.outs else None
     return (
         eq.kind == "op"
-        and isinstance(eq.fn.forward, np.ufunc)
+        and eq.fn.writes_out
         and not eq.params
         and not (eq.alias or eq.promote or eq.scalar)
         and out is not None

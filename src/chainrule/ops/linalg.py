@@ -22,8 +22,8 @@ from .shape import reshape
 __all__ = ["dot", "einsum", "matmul", "outer"]
 
 
-def _matmul_add(x, y, z):
-    out = _matmul(x, y)
+def _matmul_add(x, y, z, out=None):
+    out = _matmul(x, y, out)
     fits = np.broadcast_shapes(out.shape, np.shape(z)) == out.shape
     if fits and np.result_type(out, z) == out.dtype:
         out += z  # the product is new: add into it rather than into a second array
@@ -56,12 +56,18 @@ def _batch_matmul(op: Op, values, batched, params):
     return op(*[with_rank(v, rank) if b else v for v, b in zip(values, batched)])
 
 
-def _matmul(x, y):
+def _matmul(x, y, out=None):
     """np.matmul, except that a stack of matrices times one matrix (a linear layer on
     (batch, tokens, features)) is one product with the stack merged into the rows: one BLAS
-    call instead of one per matrix."""
+    call instead of one per matrix. ``out``: an array to write the product into."""
     if y.ndim == 2 and x.ndim > 2:
-        return (x.reshape(-1, x.shape[-1]) @ y).reshape(*x.shape[:-1], y.shape[-1])
+        rows = x.reshape(-1, x.shape[-1])
+        if out is not None:
+            np.matmul(rows, y, out=out.reshape(-1, y.shape[-1]))
+            return out
+        return (rows @ y).reshape(*x.shape[:-1], y.shape[-1])
+    if out is not None:
+        return np.matmul(x, y, out=out)
     return x @ y  # also for Tensors, in rules run with create_graph
 
 
@@ -79,7 +85,7 @@ def _matmul_grad_y(g, x, y_shape):
 matmul_row = Op("matmul", _matmul,
                 vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y),
                 jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy),
-                kind="contraction", batch=_batch_matmul, flops=matmul_flops,
+                kind="contraction", batch=_batch_matmul, flops=matmul_flops, writes_out=True,
                 doc="The matrix product of x and y (2 dims or more), batch dims broadcast.")
 # x @ y + z in one row, as convolution needs: composed, the sum would be a second array the
 # size of the output (a convolution's largest).
@@ -87,6 +93,7 @@ matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
                     vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y, lambda g: g),
                     jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz),
                     kind="contraction", batch=_batch_matmul, flops=matmul_flops,
+                    writes_out=True,
                     doc="x @ y + z in one pass (a linear layer or a convolution with a bias).")
 # fmt: on
 
