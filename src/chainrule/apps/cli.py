@@ -23,6 +23,7 @@ DEMOS = {
 }
 EPOCH_DEMOS = ("digits",)  # minibatch demos count epochs; the others count full-batch steps
 DISTRIBUTED_DEMOS = ("moons", "spirals", "digits")
+COMPILED_DEMOS = ("moons", "spirals", "digits")  # the demos on Tensors
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine", choices=("tensor", "scalar"), default=None,
         help="blobs only: train on Tensors (default) or on scalar Values, timed against Tensors",
     )  # fmt: skip
+    train.add_argument(
+        "--compile", action="store_true",
+        help="moons, spirals, digits: record the training step once and replay it "
+        "(chainrule.compile); prints the compiled step's counts at the end",
+    )  # fmt: skip
     serve = commands.add_parser("serve", help="open the live web page: graphs, gradients, training")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (0 picks a free one)")
@@ -70,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("name", nargs="?", choices=list(MILESTONES), help="one (default: all)")
     history.add_argument("--quick", action="store_true", help="shorter runs, lower bars")
     history.add_argument("--plot-dir", metavar="DIR", help="write each figure to DIR/NAME.png")
+    history.add_argument(
+        "--compile", action="store_true",
+        help="attention: record the training step once and replay it (chainrule.compile)",
+    )  # fmt: skip
     return parser
 
 
@@ -84,10 +94,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     if args.command == "milestones":
-        from .milestones import run
+        from .milestones import COMPILED, run
+
+        if args.compile and args.name not in (None, *COMPILED):
+            parser.error(f"--compile applies to {', '.join(COMPILED)}, not {args.name}")
 
         try:
-            run([args.name] if args.name else None, quick=args.quick, plot_dir=args.plot_dir)
+            run(
+                [args.name] if args.name else None,
+                quick=args.quick,
+                plot_dir=args.plot_dir,
+                compile=args.compile,
+            )
         except ImportError as error:  # tqdm or matplotlib; the message names the extra
             parser.exit(1, f"chainrule milestones: {error}\n")
         return 0
@@ -117,6 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.name != "blobs":
             parser.error(f"--engine applies to the blobs demo only, not {args.name}")
         options["engine"] = args.engine
+    if args.compile:
+        if args.name not in COMPILED_DEMOS:
+            parser.error(f"--compile applies to {', '.join(COMPILED_DEMOS)}, not {args.name}")
+        if args.distributed:
+            parser.error("--compile does not apply with --distributed (its gradient hooks)")
+        options["compile"] = True
     try:
         DEMOS[args.name](**options)
     except ImportError as error:  # a missing optional library; the message names the extra

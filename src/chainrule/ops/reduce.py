@@ -217,7 +217,6 @@ def _norm_partial(x, out, p: float, dim: tuple):
 
 
 @replayed_whole(pure=True)  # a compiled step's backward reads the new indices at each call
-@replayed_whole(pure=True)  # a compiled step's backward reads the new indices at each call
 def _one_hot(x_shape: tuple, dim: tuple, indices: np.ndarray) -> np.ndarray:
     """True at ``indices`` along ``dim`` (kept-dims index array), False elsewhere."""
     if not dim:

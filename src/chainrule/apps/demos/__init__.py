@@ -19,10 +19,18 @@ from .scalar import (
     train_blobs,
     train_xor,
 )
-from .tensor import digits_cnn, fit, mlp, train_digits, train_moons, train_spirals
+from .tensor import (
+    digits_cnn,
+    fit,
+    mlp,
+    train_digits,
+    train_moons,
+    train_spirals,
+    training_step,
+)
 
 __all__ = [
     "BLOB_CENTERS", "BLOB_STD", "Progress", "XOR_INPUTS", "XOR_TARGETS", "blobs", "digits_cnn",
     "fit", "fit_blobs_scalar", "fit_blobs_tensor", "mlp", "plot_run", "scalar_state_dict",
-    "train_blobs", "train_digits", "train_moons", "train_spirals", "train_xor",
+    "train_blobs", "train_digits", "train_moons", "train_spirals", "train_xor", "training_step",
 ]  # fmt: skip

@@ -1,5 +1,6 @@
 """What every demo shares besides training: progress (a tqdm bar or loss lines), the loss
-curve and decision boundary plot, and checkpoints. The demos themselves live beside it."""
+curve and decision boundary plot, checkpoints, and the summary line of a compiled step. The
+demos themselves live beside it."""
 
 from __future__ import annotations
 
@@ -60,6 +61,17 @@ def _tqdm_bar(total: int, unit: str):
     except ImportError:
         return None
     return tqdm(total=total, unit=unit, dynamic_ncols=True)
+
+
+def compiled_summary(step) -> str:
+    """One line on a `chainrule.compile`'d training step: its calls traced, replayed and run
+    eagerly, and the equations of its program (the last one built, if any was)."""
+    stats, program = step.stats, step.program
+    equations = "no program built" if program is None else f"{len(program.equations)} equations"
+    return (
+        f"compiled step: {stats['traced']} traced, {stats['replayed']} replayed, "
+        f"{stats['eager']} eager; {equations}"
+    )
 
 
 def check_outputs(plot: str | None, save_path: str | None) -> None:

@@ -1,5 +1,6 @@
 """The demos on Tensors: MLPs on moons and spirals, a small CNN on the 8x8 digits. One
-minibatch loop, `fit`, trains them all, in one process or data-parallel on MPI ranks."""
+minibatch loop, `fit`, trains them all, in one process or data-parallel on MPI ranks, its
+step eager or recorded once and replayed (``compile``, `chainrule.compile`)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ import numpy as np
 from ... import distributed as dist
 from ..._tensor import Tensor
 from ...autograd import no_grad
+from ...compiler import compile as compile_step
 from ...creation import tensor
 from ...data import DataLoader, TensorDataset, load_digits, make_moons, make_spirals, random_split
 from ...io import save as save_file
 from ...nn import Conv2d, Flatten, Linear, MaxPool2d, Module, ReLU, Sequential, Tanh
 from ...nn import functional as F
-from ...optim import Adam
+from ...optim import Adam, Optimizer
 from ...random import manual_seed
-from .report import Progress, check_outputs, plot_run
+from .report import Progress, check_outputs, compiled_summary, plot_run
 
 #: The seed of the digits' 80/20 split: fixed, so that every --seed is scored on the same
 #: held-out digits.
@@ -34,6 +36,24 @@ def join(distributed: bool) -> tuple[int, int]:
     return dist.rank(), dist.world_size()
 
 
+def training_step(
+    model: Callable[[Tensor], Tensor], optimizer: Optimizer
+) -> Callable[[Tensor, Tensor], Tensor]:
+    """One training step of a classifier as a function of a batch ``(x, y)``: zero the
+    gradients, forward, cross-entropy, backward, the optimizer's step; returns the loss,
+    detached. Nothing in it reads a value into Python, so `chainrule.compile` replays it whole.
+    """
+
+    def step(x: Tensor, y: Tensor) -> Tensor:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+
+    return step
+
+
 def fit(
     model: Module,
     train_set: TensorDataset,
@@ -46,16 +66,25 @@ def fit(
     quiet: bool = False,
     every: int = 50,
     after_epoch: Callable[[int, float, Callable[[str], None]], None] | None = None,
-) -> list[float]:
+    compile: bool = False,
+) -> tuple[list[float], Callable[[Tensor, Tensor], Tensor]]:
     """Train a classifier with Adam on cross-entropy, in shuffled minibatches of
-    ``batch_size``; returns the loss of every step.
+    ``batch_size``; returns the loss of every step and the `training_step` that took them.
 
     With ``distributed``, ``batch_size`` is the global batch: a DistributedSampler deals each
     rank ``batch_size / world_size`` samples of it and DistributedDataParallel averages the
     gradients, so every rank takes the step one process would take on the whole batch. The
     losses are averaged over the ranks as well. ``after_epoch(epoch, loss, note)`` runs after
     each epoch with the epoch's mean loss; ``note`` prints a progress line (see `Progress`).
+
+    With ``compile`` the step runs through `chainrule.compile` (its ``stats`` count the calls
+    traced, replayed and run eagerly); the losses and weights equal those of eager steps.
     """
+    if compile and distributed:
+        raise ValueError(
+            "fit: compile and distributed do not go together: DistributedDataParallel "
+            "averages gradients in hooks, which the compiler does not record"
+        )
     sampler, network = None, model
     if distributed:
         world = dist.world_size()
@@ -70,17 +99,16 @@ def fit(
     else:
         loader = DataLoader(train_set, batch_size, shuffle=True, seed=seed)
     optimizer = Adam(model.parameters(), lr=lr)
+    step = training_step(network, optimizer)
+    if compile:
+        step = compile_step(step)
     progress = Progress(epochs * len(loader), log, quiet, every)
     losses = []
     for epoch in range(1, epochs + 1):
         if sampler is not None:
             sampler.set_epoch(epoch)  # a new order each epoch, the same on every rank
         for x, y in loader:
-            loss = F.cross_entropy(network(x), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            value = loss.item()
+            value = step(x, y).item()  # outside the step: in it, .item() would end the record
             if distributed:
                 total = tensor(np.array([value]))
                 dist.all_reduce(total, "mean")
@@ -90,7 +118,7 @@ def fit(
         if after_epoch is not None:
             after_epoch(epoch, float(np.mean(losses[-len(loader) :])), progress.note)
     progress.close()
-    return losses
+    return losses, step
 
 
 def accuracy(model: Module, x: Tensor, y: Tensor) -> float:
@@ -128,9 +156,11 @@ def train_2d(
     plot: str | None,
     save: str | None,
     distributed: bool,
+    compile: bool = False,
 ) -> dict:
     """Train ``model`` on all of a 2-D data set at once, one Adam step per epoch; report,
-    plot and save on rank 0. Returns model, losses, (training) accuracy, seconds, data."""
+    plot and save on rank 0. Returns model, losses, (training) accuracy, seconds, data, and
+    the ``compiled`` step (None unless ``compile``)."""
     rank, world = join(distributed)
     if rank != 0:
         log, plot, save = None, None, None
@@ -141,10 +171,13 @@ def train_2d(
         on = f", on {world} ranks" if distributed else ""
         say(f"{title}: {n} points, {parameters} parameters, Adam lr={lr}, {steps} steps{on}")
     start = time.perf_counter()
-    losses = fit(model, TensorDataset(inputs, labels), steps, n, lr, seed, distributed, log, quiet)
+    losses, step = fit(model, TensorDataset(inputs, labels), steps, n, lr, seed, distributed,
+                       log, quiet, compile=compile)  # fmt: skip
     seconds = time.perf_counter() - start
     score = accuracy(model, inputs, labels)
     say(f"final loss {losses[-1]:.4f}, training accuracy {score:.1%}, trained in {seconds:.2f} s")
+    if compile:
+        say(compiled_summary(step))
     if plot is not None:
 
         def predict(grid: np.ndarray) -> np.ndarray:
@@ -158,7 +191,8 @@ def train_2d(
         save_file(model.state_dict(), save)
         say(f"wrote {save}")
     return {"model": model, "losses": losses, "accuracy": score, "seconds": seconds,
-            "inputs": inputs.data, "labels": labels.data}  # fmt: skip
+            "inputs": inputs.data, "labels": labels.data,
+            "compiled": step if compile else None}  # fmt: skip
 
 
 def train_moons(
@@ -172,19 +206,21 @@ def train_moons(
     plot: str | None = None,
     save: str | None = None,
     distributed: bool = False,
+    compile: bool = False,
 ) -> dict:
     """Train an MLP 2-16-16-2 (tanh) with Adam on 200 points of two moons (noise 0.1).
 
     Full-batch steps; about 0.5 s for the default 500, which reach 100% training accuracy.
-    ``distributed`` splits each batch over the MPI ranks (see `fit`). Returns the model,
-    losses, accuracy, seconds, and the data (``inputs``, ``labels``).
+    ``distributed`` splits each batch over the MPI ranks, ``compile`` compiles the training
+    step (see `fit`). Returns the model, losses, accuracy, seconds, the data (``inputs``,
+    ``labels``) and the ``compiled`` step (None unless ``compile``).
     """
     inputs, labels = make_moons(seed=seed)
     manual_seed(seed)
     model = mlp([2, hidden, hidden, 2], Tanh)
     title = f"moons: MLP 2-{hidden}-{hidden}-2 (tanh)"
     return train_2d(title, inputs, labels, model, steps, lr, seed, log, quiet, plot, save,
-                    distributed)  # fmt: skip
+                    distributed, compile)  # fmt: skip
 
 
 def train_spirals(
@@ -199,6 +235,7 @@ def train_spirals(
     plot: str | None = None,
     save: str | None = None,
     distributed: bool = False,
+    compile: bool = False,
 ) -> dict:
     """Train an MLP 2-32-32-3 (ReLU) with Adam on 300 points of 3 spiral arms (noise 0.2).
 
@@ -210,7 +247,7 @@ def train_spirals(
     model = mlp([2, hidden, hidden, arms], ReLU)
     title = f"{arms} spirals: MLP 2-{hidden}-{hidden}-{arms} (ReLU)"
     return train_2d(title, inputs, labels, model, steps, lr, seed, log, quiet, plot, save,
-                    distributed)  # fmt: skip
+                    distributed, compile)  # fmt: skip
 
 
 def digits_cnn() -> Sequential:
@@ -234,13 +271,15 @@ def train_digits(
     plot: str | None = None,
     save: str | None = None,
     distributed: bool = False,
+    compile: bool = False,
 ) -> dict:
     """Train `digits_cnn` with Adam on 80% of the 1797 8x8 digits, scored on the other 20%.
 
     The split is fixed (`SPLIT_SEED`); ``seed`` sets the initial weights and the batch order.
     ``batch_size`` is the global batch, which ``distributed`` splits over the MPI ranks.
-    Returns the model, losses, ``accuracy`` (held out), ``train_accuracy``, ``accuracies``
-    (held out, after each epoch) and seconds.
+    ``compile`` compiles the training step (see `fit`). Returns the model, losses,
+    ``accuracy`` (held out), ``train_accuracy``, ``accuracies`` (held out, after each epoch),
+    seconds and the ``compiled`` step (None unless ``compile``).
     """
     rank, world = join(distributed)
     if rank != 0:
@@ -266,13 +305,15 @@ def train_digits(
         note(f"epoch {epoch:3d}  loss {loss:.4f}  held-out accuracy {accuracies[-1]:.1%}")
 
     start = time.perf_counter()
-    losses = fit(model, train_set, epochs, batch_size, lr, seed, distributed, log, quiet,
-                 every=0, after_epoch=score)  # fmt: skip
+    losses, step = fit(model, train_set, epochs, batch_size, lr, seed, distributed, log, quiet,
+                       every=0, after_epoch=score, compile=compile)  # fmt: skip
     seconds = time.perf_counter() - start
     train_accuracy = accuracy(model, train_x, train_y)
     say(f"last epoch's loss {epoch_losses[-1]:.4f}, training accuracy {train_accuracy:.1%}, "
         f"held-out accuracy {accuracies[-1]:.1%} ({len(test_set)} images), "
         f"trained in {seconds:.1f} s")  # fmt: skip
+    if compile:
+        say(compiled_summary(step))
     if plot is not None:
         plot_run(plot, losses, f"8x8 digits: CNN, held-out accuracy {accuracies[-1]:.1%}",
                  accuracies=accuracies)  # fmt: skip
@@ -281,4 +322,5 @@ def train_digits(
         save_file(model.state_dict(), save)
         say(f"wrote {save}")
     return {"model": model, "losses": losses, "accuracy": accuracies[-1], "seconds": seconds,
-            "train_accuracy": train_accuracy, "accuracies": accuracies}  # fmt: skip
+            "train_accuracy": train_accuracy, "accuracies": accuracies,
+            "compiled": step if compile else None}  # fmt: skip
