@@ -71,6 +71,7 @@ def describe(date: str | None = None) -> dict:
         "autograd": _version("autograd"),
         "mygrad": _version("mygrad"),
         "micrograd": _version("micrograd"),
+        "jax": _version("jax"),
         "blas": blas_threads(),
         "command": "python -m benchmarks " + " ".join(sys.argv[1:]),
     }

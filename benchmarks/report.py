@@ -26,6 +26,7 @@ def _cells(row: Row) -> list[str]:
         number(row.value),
         row.unit,
         "–" if row.ratio is None else f"{row.ratio:.2f}×",
+        "" if row.compile_s is None else f"{number(row.compile_s * 1e3)} ms",
         row.dtype,
         threads,
         row.status,
@@ -38,6 +39,7 @@ HEADER = [
     "per unit",
     "unit",
     "× floor",
+    "compile",
     "dtype",
     "torch thr.",
     "status",
@@ -48,7 +50,8 @@ def header_lines(meta: dict) -> list[str]:
     """The machine, versions and thread counts, one fact per line."""
     versions = ", ".join(
         f"{k} {meta[k]}"
-        for k in ("python", "numpy", "chainrule", "torch", "autograd", "mygrad", "micrograd")
+        for k in ("python", "numpy", "chainrule", "torch", "autograd", "mygrad", "micrograd", "jax")
+        if k in meta
     )
     quick = " (--quick: sizes too small for the numbers to mean much)" if meta["quick"] else ""
     return [
@@ -66,20 +69,38 @@ def text(rows: list[Row], targets: list[dict], meta: dict) -> str:
     widths = [max(len(c) for c in column) for column in zip(HEADER, *map(_cells, rows))]
     lines.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths)).rstrip())
     previous = None
-    for row in rows:
+    for k, row in enumerate(rows):
         if row.workload != previous:
             lines.append(f"-- {row.workload}: {row.title}")
             previous = row.workload
         cells = _cells(row)
         aligned = [
-            c.rjust(w) if i in (2, 4) else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+            c.rjust(w) if i in (2, 4, 5) else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))
         ]
         lines.append("  ".join(aligned).rstrip())
+        if k + 1 == len(rows) or rows[k + 1].workload != row.workload:
+            lines += [f"   note: {line}" for line in notes(rows, row.workload)]
+    if any(row.compile_s is not None for row in rows):
+        lines += ["", COMPILE_NOTE]
     lines += ["", "targets (from the issue; measured in this run):"]
     for t in targets:
         measured = "" if t["measured"] is None else f"{number(t['measured'])}"
-        lines.append(f"  {t['workload']:<4} {t['target']:<30} {measured:>8}  {t['verdict']}")
+        lines.append(f"  {t['workload']:<4} {t['target']:<44} {measured:>8}  {t['verdict']}")
     return "\n".join(lines)
+
+
+#: What the compile column measures, printed under a table that has one.
+COMPILE_NOTE = (
+    "compile: the first calls of a compiled row (chainrule.compile: 2, trace and verify; "
+    "jax.jit: 1), timed once, not in the step time"
+)
+
+
+def notes(rows: list[Row], workload: str) -> list[str]:
+    """``impl: note`` for each row of ``workload`` that has one (a compiled step that did
+    not replay says why)."""
+    return [f"{r.impl}: {r.note}" for r in rows if r.workload == workload and r.note]
 
 
 def markdown(rows: list[Row], targets: list[dict], meta: dict) -> str:
@@ -92,6 +113,11 @@ def markdown(rows: list[Row], targets: list[dict], meta: dict) -> str:
         cells[0] = f"{row.workload} {row.title}" if row.workload != previous else ""
         previous = row.workload
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    noted = [f"- {r.workload} {r.impl}: {r.note}" for r in rows if r.note]
+    if noted:
+        lines += ["", *noted]
+    if any(row.compile_s is not None for row in rows):
+        lines += ["", COMPILE_NOTE]
     lines += ["", "| workload | target | measured | verdict |", "|---|---|---|---|"]
     for t in targets:
         lines.append(

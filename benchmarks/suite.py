@@ -34,6 +34,11 @@ class Impl:
     ``prepare()`` runs untimed before each call and ``step`` takes what it returns (W6 times
     the backward pass alone). ``module`` names the peer library: when it does not import,
     the row says missing and how to install it. ``torch_threads`` is set before each sample.
+
+    ``warmup`` is for compilers: that many first calls trace and compile, and their total
+    time is the row's compile cost, reported next to the step time and never timed as a
+    step. A step with a ``describe()`` method (a compiled step) adds its words to the row's
+    note after timing: whether it replayed, and why not.
     """
 
     name: str
@@ -41,6 +46,7 @@ class Impl:
     module: str | None = None
     pip: str | None = None
     torch_threads: int | None = None
+    warmup: int = 0
 
 
 @dataclass
@@ -98,6 +104,8 @@ class Row:
     dtype: str = ""
     torch_threads: int | None = None
     samples: int = 0
+    compile_s: float | None = None
+    note: str = ""
 
 
 def _root(module: str) -> str:
@@ -141,21 +149,28 @@ def mismatch(result: list[np.ndarray], reference: list[np.ndarray], rtol: float,
     return None
 
 
-def _build(impl: Impl):
-    """(step, first result, status): the status is "ok" or why the row has no number."""
+def _build(impl: Impl, calls: int):
+    """(step, result of call number ``calls``, status, seconds of the ``impl.warmup`` first
+    calls or None): the status is "ok" or why the row has no number."""
     try:
         step = impl.build()  # imports the peer, so threads are set after it
         _set_threads(impl)
-        return step, _as_arrays(_call(step)), "ok"
+        start = time.perf_counter()
+        for _ in range(impl.warmup):
+            _call(step)
+        compile_s = time.perf_counter() - start if impl.warmup else None
+        for _ in range(calls - 1 - impl.warmup):
+            _call(step)
+        return step, _as_arrays(_call(step)), "ok", compile_s
     except ModuleNotFoundError as exc:
         if impl.module is None or exc.name is None or _root(exc.name) != _root(impl.module):
-            return None, None, f"failed: {type(exc).__name__}: {exc}"
-        return None, None, f"missing (pip install {impl.pip or impl.module})"
+            return None, None, f"failed: {type(exc).__name__}: {exc}", None
+        return None, None, f"missing (pip install {impl.pip or impl.module})", None
     except Unavailable as exc:
-        return None, None, str(exc)
+        return None, None, str(exc), None
     except Exception as exc:  # a peer that cannot do the workload is a result, not a crash
         message = str(exc).splitlines()[0] if str(exc) else ""
-        return None, None, f"failed: {type(exc).__name__}: {message}"[:120]
+        return None, None, f"failed: {type(exc).__name__}: {message}"[:120], None
 
 
 def _time_calls(step, number: int) -> float:
@@ -214,10 +229,14 @@ def run_workload(workload: Workload, quick: bool = False) -> list[Row]:
 
 
 def _run_workload(workload: Workload, quick: bool) -> list[Row]:
-    rows, steps = [], {}
+    rows, steps, built = [], {}, {}
     reference = None
+    # Every implementation is compared at the same step: the first one after the compilers'
+    # warm-up calls, so that what is compared is a replay, from weights updated as often.
+    calls = 1 + max(impl.warmup for impl in workload.impls)
     for impl in workload.impls:
-        step, result, status = _build(impl)
+        step, result, status, compile_s = _build(impl, calls)
+        built[impl.name] = step
         if status == "ok":
             if reference is None:
                 reference = result
@@ -237,6 +256,7 @@ def _run_workload(workload: Workload, quick: bool) -> list[Row]:
                 unit=workload.unit,
                 dtype="/".join(dtypes),
                 torch_threads=impl.torch_threads,
+                compile_s=compile_s,
             )
         )
     if workload.floor not in steps:
@@ -267,6 +287,9 @@ def _run_workload(workload: Workload, quick: bool) -> list[Row]:
             row.value = float(np.median(samples[row.impl])) * factor
             row.ratio = row.value / floor_value
             row.samples = len(samples[row.impl])
+        describe = getattr(built[row.impl], "describe", None)
+        if describe is not None:
+            row.note = describe()
     return rows
 
 

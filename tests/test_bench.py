@@ -137,3 +137,43 @@ def test_only_names_the_workloads_when_a_key_is_unknown(bench, capsys):
 def test_every_issue_workload_is_in_the_suite(bench):
     keys = [w.key for w in bench.workloads.all_workloads(quick=True)]
     assert keys == ["W1", "W2", "W3", "W4", "W5", "W6a", "W6b", "W7", "W8", "W9"]
+
+
+@pytest.mark.parametrize("key", ["W2", "W3"])
+def test_compiled_rows_replay_and_agree_with_the_floor(bench, key):
+    workload = _workload(bench, key)
+    by_name = {impl.name: impl for impl in workload.impls}
+    compiled = by_name["chainrule compiled"]
+    assert compiled.warmup == 2
+    workload.impls = [by_name["numpy"], by_name["chainrule"], compiled, by_name["jax.jit"]]
+    rows = bench.suite.run_workload(workload, quick=True)
+    assert rows[2].status == "ok" and rows[2].note == ""  # a note would say it ran eagerly
+    assert rows[2].compile_s > 0 and rows[1].compile_s is None
+    assert _ok_or_missing(rows[3].status), rows[3]
+
+    # The third call is the first replay: it matches the floor's third step.
+    floor, step = by_name["numpy"].build(), compiled.build()
+    for _ in range(3):
+        expected, got = floor(), step()
+    assert bench.suite.mismatch(got, list(map(np.asarray, expected)), 1e-9, 1e-12) is None
+    assert step.compiled.stats == {"traced": 2, "replayed": 1, "eager": 0}
+
+
+def test_compiled_step_that_cannot_replay_says_why(bench):
+    import chainrule as cr
+    from benchmarks.workloads.compiled import CompiledStep
+
+    w = cr.tensor([1.0, 2.0], requires_grad=True)
+
+    def step():
+        loss = (w * w).sum()
+        loss.backward()
+        scale = loss.item()  # reads a value into Python: a graph break
+        w.grad = None
+        return (loss.detach() * scale,)
+
+    compiled = CompiledStep(step)
+    assert [float(compiled()[0]) for _ in range(3)] == [25.0] * 3
+    note = compiled.describe()
+    assert note.startswith("not replayed (traced 1, replayed 0, eager 2); compile(step): ")
+    assert "graph break: item() reads a tensor's values" in note and "test_bench.py:" in note

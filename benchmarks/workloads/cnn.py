@@ -12,6 +12,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..suite import Impl, Target, Unavailable, Workload
+from .compiled import COMPILED
 from .engines import Engine, impls, train_step
 from .mlp import W4_LR
 
@@ -144,13 +145,18 @@ def workloads(quick: bool) -> list[Workload]:
             1e3,
             [
                 Impl("numpy", lambda: cnn_floor(batch, side)),
-                *impls(lambda engine: cnn_step(engine, batch, side), torch_threads=(1, 2)),
+                *impls(
+                    lambda engine: cnn_step(engine, batch, side),
+                    torch_threads=(1, 2),
+                    compiled=True,
+                ),
             ],
             rtol=1e-4,
             atol=1e-6,
             targets=[
                 Target("chainrule ≤ 1.15× numpy", 1.15, "numpy"),
                 Target("chainrule keeps float32", dtype="float32"),
+                Target("chainrule compiled ≤ 1× numpy", 1.0, "numpy", impl=COMPILED),
             ],
         ),
     ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..suite import Impl
+from .compiled import COMPILED, WARMUP, CompiledStep
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Engine:
     cross_entropy: Callable  # (logits, integer labels) -> mean loss
     record: Callable  # (loss_fn, params) -> backward(), which returns (loss, [gradients])
     sgd: Callable  # (params, lr) -> update(grads), applied after the gradients are taken
+    stack: Callable = np.stack  # several gradients -> one result (a compiled step keeps a list)
 
     def value_and_grad(self, loss_fn: Callable, params: list) -> tuple:
         """The loss and its gradient with respect to each of ``params``, as arrays."""
@@ -53,7 +55,9 @@ def backward_record(as_array: Callable) -> Callable:
     return record
 
 
-def chainrule_engine() -> Engine:
+def chainrule_engine(keep_tensors: bool = False) -> Engine:
+    """chainrule as its users write it; ``keep_tensors`` returns detached Tensors instead of
+    arrays, so that ``chainrule.compile`` can record the whole step (`compiled`)."""
     import chainrule as cr
 
     def cross_entropy(logits, labels):
@@ -70,8 +74,9 @@ def chainrule_engine() -> Engine:
         cr.tanh,
         cr.relu,
         cross_entropy,
-        backward_record(lambda t: t.data),
+        backward_record((lambda t: t.detach()) if keep_tensors else (lambda t: t.data)),
         sgd,
+        list if keep_tensors else np.stack,
     )
 
 
@@ -154,13 +159,22 @@ def mygrad_engine() -> Engine:
     return Engine("mygrad", mg.tensor, np.asarray, mg.tanh, relu, softmax_crossentropy, record, sgd)
 
 
-def impls(make_step: Callable[[Engine], Callable], torch_threads=(1,)) -> list[Impl]:
-    """One Impl per engine from ``make_step(engine) -> step``; PyTorch once per thread count."""
+def impls(
+    make_step: Callable[[Engine], Callable], torch_threads=(1,), compiled: bool = False
+) -> list[Impl]:
+    """One Impl per engine from ``make_step(engine) -> step``; PyTorch once per thread count;
+    with ``compiled``, also chainrule's step under ``chainrule.compile``."""
 
     def on(engine_fn):
         return lambda: make_step(engine_fn())
 
     rows = [Impl("chainrule", on(chainrule_engine))]
+    if compiled:
+
+        def build():
+            return CompiledStep(make_step(chainrule_engine(keep_tensors=True)))
+
+        rows.append(Impl(COMPILED, build, warmup=WARMUP))
     for n in torch_threads:
         name = "pytorch" if n == 1 else f"pytorch {n} threads"
         rows.append(Impl(name, on(torch_engine), "torch", "torch==2.13.0", torch_threads=n))

@@ -11,7 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..suite import Impl, Target, Workload
+from . import jax_steps
+from .compiled import COMPILED
 from .engines import Engine, impls, train_step
+from .jax_steps import jax_impl
 
 W3_LR, W4_LR = 0.1, 0.01
 
@@ -56,6 +59,18 @@ def w3_step(engine: Engine):
 
     update = engine.sgd(params, W3_LR)
     return lambda: train_step(engine, loss_fn, params, update)
+
+
+def w3_jax():
+    """W3 in ``jax.numpy``, jitted with its gradient and update."""
+    x, y = w3_data()
+
+    def loss_fn(params, jnp):
+        w1, b1, w2, b2 = params
+        d = jnp.tanh(x @ w1 + b1) @ w2 + b2 - y
+        return jnp.mean(d * d)
+
+    return jax_steps.sgd_step(loss_fn, init_params((2, 16, 1), np.float64), W3_LR)
 
 
 def w3_floor():
@@ -158,9 +173,13 @@ def workloads(quick: bool) -> list[Workload]:
             "small MLP step 64x2-16-1 tanh, MSE, float64",
             "ms/step",
             1e3,
-            [Impl("numpy", w3_floor), *impls(w3_step)],
+            [Impl("numpy", w3_floor), *impls(w3_step, compiled=True), jax_impl(w3_jax)],
             rtol=1e-8,
-            targets=[Target("chainrule ≤ 2× numpy", 2.0, "numpy")],
+            targets=[
+                Target("chainrule ≤ 2× numpy", 2.0, "numpy"),
+                Target("chainrule compiled ≤ 1.3× numpy", 1.3, "numpy", impl=COMPILED),
+                Target("chainrule compiled < jax.jit", 1.0, "jax.jit", impl=COMPILED),
+            ],
         ),
         Workload(
             "W4",
@@ -169,13 +188,18 @@ def workloads(quick: bool) -> list[Workload]:
             1e3,
             [
                 Impl("numpy", lambda: w4_floor(sizes, batch)),
-                *impls(lambda engine: w4_step(engine, sizes, batch), torch_threads=(1, 2)),
+                *impls(
+                    lambda engine: w4_step(engine, sizes, batch),
+                    torch_threads=(1, 2),
+                    compiled=True,
+                ),
             ],
             rtol=1e-4,
             atol=1e-6,
             targets=[
                 Target("chainrule ≤ 1.15× numpy", 1.15, "numpy"),
                 Target("chainrule keeps float32", dtype="float32"),
+                Target("chainrule compiled ≤ 1× numpy", 1.0, "numpy", impl=COMPILED),
             ],
         ),
     ]

@@ -12,9 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..suite import Impl, Target, Workload
+from . import jax_steps
 from .bare import bare_engine
 from .chain import chain, chain_floor
+from .compiled import COMPILED
 from .engines import Engine, impls
+from .jax_steps import jax_impl
 
 X = np.array([-0.8, -0.1, 0.4, 0.9])
 A = np.array([0.9, 1.0, 1.1, 1.2])
@@ -30,7 +33,7 @@ def _record(engine: Engine, n_ops: int):
 
     def backward(run):
         loss, grads = run()
-        return loss, np.stack(grads)
+        return loss, engine.stack(grads)
 
     return lambda: engine.record(loss_fn, leaves), backward
 
@@ -55,6 +58,7 @@ def workloads(quick: bool) -> list[Workload]:
         Target("chainrule ≤ 1× pytorch", 1.0, "pytorch"),
         Target("chainrule ≤ 0.2× autograd", 0.2, "autograd (HIPS)"),
         Target("chainrule ≤ 0.2× mygrad", 0.2, "mygrad"),
+        Target("chainrule compiled ≤ 1.5× numpy", 1.5, "numpy", impl=COMPILED),
     ]
     return [
         Workload(
@@ -64,7 +68,8 @@ def workloads(quick: bool) -> list[Workload]:
             1e6 / n_w2,
             [
                 Impl("numpy", lambda: floor(n_w2, split=False)),
-                *impls(lambda engine: forward_backward(engine, n_w2)),
+                *impls(lambda engine: forward_backward(engine, n_w2), compiled=True),
+                jax_impl(lambda: jax_steps.chain_step(X, A, B, n_w2)),
                 Impl("bare tape", lambda: forward_backward(bare_engine(), n_w2)),
             ],
             targets=per_op,
