@@ -58,20 +58,22 @@ class _Record:
         self._guards = guards  # (tensor, shape, dtype, requires_grad) per state tensor
         self._modules = modules  # (module, training) per module called
         self._values = values  # (position, array) per input that must keep its values
+        self._seen = [None] * len(guards)  # per state tensor, its array when last checked
 
     def holds(self, tensors: list[Tensor]) -> bool:
         """Whether the state, the modules and the inputs are still as they were recorded."""
         for i, values in self._values:
             if not np.array_equal(tensors[i].data, values):
                 return False
-        for tensor, shape, dtype, requires_grad in self._guards:
+        seen = self._seen
+        for i, (tensor, shape, dtype, requires_grad) in enumerate(self._guards):
             data = tensor.data
-            if (
-                data.shape != shape
-                or data.dtype != dtype
-                or tensor._requires_grad is not requires_grad
-            ):
+            if tensor._requires_grad is not requires_grad:
                 return False
+            if data is not seen[i]:  # updated in place, the usual case, it is the same array
+                if data.shape != shape or data.dtype != dtype:
+                    return False
+                seen[i] = data
         return all(module.training is training for module, training in self._modules)
 
     def run(self, tensors: list[Tensor]) -> Any:
@@ -88,6 +90,13 @@ class ReplayedBackward(Node):
     gradients to the leaves the record found (parameters, the call's input tensors)."""
 
     __slots__ = ("record", "saved")
+
+    @property
+    def name(self) -> str:
+        return "CompiledBackward"
+
+    def __repr__(self) -> str:
+        return "<CompiledBackward>"
 
     def __init__(self, record: _Record, saved: tuple, tensors: list[Tensor]) -> None:
         edges = tuple(tensors[leaf] if type(leaf) is int else leaf for leaf in record.leaves)
@@ -146,7 +155,12 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         tensors: list[Tensor] = []
         try:
-            key = (state.grad_enabled, _signature((args, kwargs), tensors))
+            if kwargs or not all(type(a) is Tensor for a in args):
+                key = (state.grad_enabled, _signature((args, kwargs), tensors))
+            else:  # tensors alone: the usual step(x, y), keyed without the general walk
+                tensors = list(args)
+                key = (state.grad_enabled, *[(a.data.shape, a.data.dtype, a._requires_grad)
+                                             for a in args])  # fmt: skip
         except TypeError:  # an argument that cannot be told apart by value (unhashable)
             key = None
         if key is None or any(t._grad_fn is not None for t in tensors):

@@ -52,6 +52,42 @@ def _rename(value, rename: dict):
     return value
 
 
+def _is_one(value) -> bool:
+    """Whether an argument is the number 1 (a literal, or a constant whose values are all 1)."""
+    if isinstance(value, Var):
+        return value.kind == "const" and value.value is not None and bool(np.all(value.value == 1))
+    return type(value) in (int, float) and value == 1
+
+
+def simplify(program: Program) -> Program:
+    """Drop the equations that give back their input: ``x * 1`` (the seed of backward is
+    1) and ``x ** 1``, where the result has the input's shape and dtype. Both are exact in
+    floating point, so nothing changes but the work; a result written in place is kept."""
+    changing = mutated(program)
+    rename: dict[Var, Var] = {}
+    kept: list[Equation] = []
+    for eq in program.equations:
+        eq.ins = _rename(eq.ins, rename)
+        eq.params = {key: _rename(value, rename) for key, value in eq.params.items()}
+        same = None
+        if eq.kind == "op" and not eq.params and len(eq.ins) == 2 and eq.outs[0] not in changing:
+            x, y = eq.ins
+            if eq.name == "mul" and _is_one(x):
+                same = y
+            elif eq.name in ("mul", "pow") and _is_one(y):
+                same = x
+        out = eq.outs[0] if eq.outs else None
+        if (
+            isinstance(same, Var)
+            and (same.shape, same.dtype) == (out.shape, out.dtype)
+            and same not in changing
+        ):
+            rename[out] = same
+            continue
+        kept.append(eq)
+    return _replaced(program, kept, rename)
+
+
 def eliminate_dead_code(program: Program) -> Program:
     """Drop the op equations whose results nothing reads (effects stay)."""
     live = set(program.outputs)
@@ -254,6 +290,7 @@ def _plannable(eq: Equation) -> bool:
 #: The passes `optimize` runs, in order.
 PASSES: tuple[Callable[[Program], Program], ...] = (
     fold_constants,
+    simplify,
     eliminate_common_subexpressions,
     eliminate_dead_code,
     own_gradients,
@@ -270,5 +307,5 @@ def optimize(program: Program) -> Program:
 
 __all__ = [
     "EFFECTS", "PASSES", "eliminate_common_subexpressions", "eliminate_dead_code", "evaluate",
-    "fold_constants", "mutated", "optimize", "own_gradients", "plan_memory",
+    "fold_constants", "mutated", "optimize", "own_gradients", "plan_memory", "simplify",
 ]  # fmt: skip

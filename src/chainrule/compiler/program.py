@@ -173,7 +173,8 @@ class Program:
     def __str__(self) -> str:
         lines = [f"program {self.name}({', '.join(f'{v}:{v.type}' for v in self.inputs)}):"]
         for v in self.state:
-            lines.append(f"  state {v}:{v.type} = {v.value}")
+            named = "" if v.value == v.name else f" = {v.value}"  # a parameter's name, if known
+            lines.append(f"  state {v}:{v.type}{named}")
         for v in self.consts:
             shown = v.value if np.ndim(v.value) == 0 else f"array{list(np.shape(v.value))}"
             lines.append(f"  const {v}:{v.type} = {shown}")
@@ -184,7 +185,7 @@ class Program:
                 lines.append(f"  # {phase}")
             lines.append(f"  {eq}")
         cut = len(self.outputs) - self.backward_outputs
-        lines.append(f"  return {', '.join(v.name for v in self.outputs[:cut])}")
+        lines.append(f"  return {', '.join(v.name for v in self.outputs[:cut])}".rstrip())
         if self.backward_outputs:
             lines.append(f"  gradients {', '.join(v.name for v in self.outputs[cut:])}")
         return "\n".join(lines)
@@ -217,7 +218,12 @@ class Program:
         }  # fmt: skip
         counter = [0]
 
-        def bind(value: Any, hint: str) -> str:
+        def bind(value: Any, hint: str, exact: bool = False) -> str:
+            """A global of the replay holding ``value``: named ``hint`` (its Var's name, so
+            that ``mul_t2`` computes t2), or ``hint_n`` for literals."""
+            if exact:
+                bound[hint] = value
+                return hint
             counter[0] += 1
             name = f"{hint}_{counter[0]}"
             bound[name] = value
@@ -239,7 +245,7 @@ class Program:
         for v in self.inputs:
             lines.append(f"    {v.name} = tensors[{v.source}].data")
         for v in self.state:
-            lines.append(f"    {v.name} = {bind(v.source, 'S')}.data")
+            lines.append(f"    {v.name} = {bind(v.source, f'S_{v.name}', exact=True)}.data")
         for v in self.consts:
             bound[v.name] = v.value
         self._lines(now, lines, bind, expr, bound)
@@ -262,11 +268,12 @@ class Program:
         for eq in equations:
             args = [expr(a) for a in eq.ins]
             if eq.kind == "op":
-                args += [f"{k}={expr(v)}" for k, v in eq.params.items()]
-                fn = bind(eq.fn.forward, eq.fn.name.replace(".", "_"))
-                if eq.fn.check is not None:
-                    lines.append(f"    {bind(eq.fn.check, 'check')}({', '.join(args)})")
                 out = eq.outs[0].name
+                args += [f"{k}={expr(v)}" for k, v in eq.params.items()]
+                fn = bind(eq.fn.forward, f"{eq.fn.name.replace('.', '_')}_{out}", exact=True)
+                if eq.fn.check is not None:
+                    check = bind(eq.fn.check, f"check_{out}", exact=True)
+                    lines.append(f"    {check}({', '.join(args)})")
                 if eq.buffer is not None:
                     if f"B{eq.buffer}" not in bound:
                         bound[f"B{eq.buffer}"] = np.empty(eq.outs[0].shape, eq.outs[0].dtype)
@@ -277,11 +284,14 @@ class Program:
                 if eq.promote:
                     arrays = "".join(f"{expr(a)}, " for a in eq.ins)
                     params = "{" + ", ".join(f"{k!r}: {expr(v)}" for k, v in eq.params.items())
-                    lines.append(
-                        f"    {out} = promoted({bind(eq.fn, 'op')}, {out}, ({arrays}), {params}}})"
-                    )
+                    op = bind(eq.fn, f"op_{out}", exact=True)
+                    lines.append(f"    {out} = promoted({op}, {out}, ({arrays}), {params}}})")
             elif eq.kind == "call":
-                fn = bind(eq.fn, "call")
+                fn = (
+                    bind(eq.fn, f"call_{eq.outs[0].name}", exact=True)
+                    if eq.outs
+                    else bind(eq.fn, "call")
+                )
                 outs = "".join(f"{v.name}, " for v in eq.outs)
                 call = f"{fn}({', '.join(args)})"
                 lines.append(f"    {outs}= {call}" if eq.outs else f"    {call}")
@@ -289,7 +299,13 @@ class Program:
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
             elif eq.kind == "grad":
                 leaf = eq.params["leaf"]
-                target = f"tensors[{leaf}]" if type(leaf) is int else bind(leaf, "leaf")
+                label = eq.params["label"]
+                if type(leaf) is int:
+                    target = f"tensors[{leaf}]"
+                elif bound.get(f"S_{label}") is leaf:
+                    target = f"S_{label}"  # the state tensor the replay reads
+                else:
+                    target = bind(leaf, "leaf")
                 if eq.params["mode"] == "add":
                     owned = eq.params["owned"]
                     out = eq.outs[0].name

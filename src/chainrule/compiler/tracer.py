@@ -273,8 +273,7 @@ class Tracer:
         self, leaf: Tensor, mode: str, ins: tuple, owned: bool, outs: tuple
     ) -> Equation:
         target = self.input_index.get(id(leaf), leaf)
-        known = self.vars.get(id(leaf.data))
-        label = known.name if known is not None else f"tensor{list(leaf.shape)}"
+        label = self.var_of(leaf).name  # named like its reads, even before the first
         params = {"leaf": target, "mode": mode, "owned": owned, "label": label}
         eq = Equation("grad", None, "grad", ins, params, outs, self.phase)
         self._record(eq)

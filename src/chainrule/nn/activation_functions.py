@@ -199,7 +199,7 @@ def hardtanh(
 
 def _hardtanh(input: Tensor, min_val: float, max_val: float) -> Tensor:
     inside = (input > min_val) & (input < max_val)
-    bounded = np.clip(_array(input), min_val, max_val)
+    bounded = input.detach().clamp(min_val, max_val)  # ops, not NumPy: compiled steps replay it
     return ops.where(inside, input, bounded)
 
 
@@ -333,7 +333,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 def _hardsigmoid(input: Tensor) -> Tensor:
     inside = (input > -3.0) & (input < 3.0)
-    outside = (_array(input) >= 3.0).astype(input.dtype)
+    outside = (input >= 3.0).to(input.dtype)  # ops, not NumPy: a compiled step replays it
     return ops.where(inside, input * (1.0 / 6.0) + 0.5, outside)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from ._checks import _array, _check_reduction
 
@@ -66,6 +67,41 @@ def _feasible(labels: np.ndarray, target_lengths, input_lengths) -> np.ndarray:
     return input_lengths >= target_lengths + repeats
 
 
+@replayed_whole(pure=True)  # a compiled step reads and checks new targets and lengths each time
+def _alignment(targets, input_lengths, target_lengths, sizes: tuple, blank: int,
+               unbatched: bool, dtype) -> tuple:  # fmt: skip
+    """What the recursion reads, from the (checked) targets and lengths: the extended labels
+    blank, l1, blank, l2, ..., blank as an index into log_probs, where a label may come from
+    two places back, per step t >= 1 the sequences still running, the two end positions and
+    whether each is allowed, the sequences without frames, the feasible ones, and the
+    divisors of 'mean'."""
+    steps, batch, classes = sizes
+    input_lengths = _lengths(input_lengths, batch, "input_lengths")
+    target_lengths = _lengths(target_lengths, batch, "target_lengths")
+    if (input_lengths > steps).any() or (input_lengths < 0).any() or (target_lengths < 0).any():
+        raise OutOfRangeError(
+            f"ctc_loss: input_lengths {input_lengths.tolist()} must lie in [0, {steps}] (T) and "
+            f"target_lengths {target_lengths.tolist()} be non-negative"
+        )
+    labels = _padded_targets(targets, target_lengths, batch, unbatched)
+    listed = np.arange(labels.shape[1]) < target_lengths[:, None]
+    if (listed & ((labels < 0) | (labels >= classes))).any():
+        bad = int(labels[listed & ((labels < 0) | (labels >= classes))][0])
+        raise OutOfRangeError(f"ctc_loss: target label {bad} is out of range for {classes} classes")
+    width = 2 * labels.shape[1] + 1
+    extended = np.full((batch, width), blank, np.int64)
+    extended[:, 1::2] = np.where(listed, labels, blank)
+    # s may come from s - 2 when l'(s) is a label differing from l'(s - 2).
+    skip = np.zeros((batch, width), bool)
+    skip[:, 3::2] = listed[:, 1:] & (labels[:, 1:] != labels[:, :-1])
+    running = tuple((t < input_lengths)[:, None] for t in range(1, steps))
+    last = np.stack([2 * target_lengths, np.maximum(2 * target_lengths - 1, 0)], 1)
+    allowed = np.stack([target_lengths >= 0, target_lengths > 0], 1)
+    return (np.broadcast_to(extended, (steps, batch, width)), skip, running, last, allowed,
+            input_lengths == 0, _feasible(labels, target_lengths, input_lengths),
+            np.maximum(target_lengths, 1).astype(dtype))  # fmt: skip
+
+
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,
@@ -102,27 +138,11 @@ def ctc_loss(
     steps, batch, classes = np.shape(log_probs)
     if not 0 <= blank < classes:
         raise OutOfRangeError(f"ctc_loss: blank {blank} is out of range for {classes} classes")
-    input_lengths = _lengths(input_lengths, batch, "input_lengths")
-    target_lengths = _lengths(target_lengths, batch, "target_lengths")
-    if (input_lengths > steps).any() or (input_lengths < 0).any() or (target_lengths < 0).any():
-        raise OutOfRangeError(
-            f"ctc_loss: input_lengths {input_lengths.tolist()} must lie in [0, {steps}] (T) and "
-            f"target_lengths {target_lengths.tolist()} be non-negative"
-        )
-    labels = _padded_targets(targets, target_lengths, batch, unbatched)
-    listed = np.arange(labels.shape[1]) < target_lengths[:, None]
-    if (listed & ((labels < 0) | (labels >= classes))).any():
-        bad = int(labels[listed & ((labels < 0) | (labels >= classes))][0])
-        raise OutOfRangeError(f"ctc_loss: target label {bad} is out of range for {classes} classes")
-
-    # The extended labels: blank, l1, blank, l2, ..., blank (2S + 1 of them).
-    width = 2 * labels.shape[1] + 1
-    extended = np.full((batch, width), blank, np.int64)
-    extended[:, 1::2] = np.where(listed, labels, blank)
-    # s may come from s - 2 when l'(s) is a label differing from l'(s - 2).
-    skip = np.zeros((batch, width), bool)
-    skip[:, 3::2] = listed[:, 1:] & (labels[:, 1:] != labels[:, :-1])
-    index = np.broadcast_to(extended, (steps, batch, width))
+    index, skip, running, last, allowed, empty, feasible, divisor = _alignment(
+        targets, input_lengths, target_lengths, (steps, batch, classes), blank, unbatched,
+        np.dtype(log_probs.dtype),
+    )  # fmt: skip
+    width = index.shape[2]
     emit = log_probs.gather(2, Tensor._make(index))  # (T, N, 2S + 1): log p of l'(s) at t
     neg = np.full((batch, 1), _NEG, log_probs.dtype)
     start = np.full((batch, width), _NEG, log_probs.dtype)
@@ -132,18 +152,14 @@ def ctc_loss(
         from_prev = ops.cat([neg, alpha], 1)[:, :width]
         from_skip = ops.where(skip, ops.cat([neg, neg, alpha], 1)[:, :width], _NEG)
         step = ops.logsumexp(ops.stack([alpha, from_prev, from_skip]), 0) + emit[t]
-        running = (t < input_lengths)[:, None]  # a sequence keeps its alpha once it ends
-        alpha = ops.where(running, step, alpha)
+        alpha = ops.where(running[t - 1], step, alpha)  # a sequence keeps its alpha once it ends
     # End on the last label or the blank after it.
-    last = Tensor._make(np.stack([2 * target_lengths, np.maximum(2 * target_lengths - 1, 0)], 1))
-    ends = alpha.gather(1, last)
-    ends = ops.where(np.stack([target_lengths >= 0, target_lengths > 0], 1), ends, _NEG)
+    ends = alpha.gather(1, Tensor._make(last))
+    ends = ops.where(allowed, ends, _NEG)
     loss = -ops.logsumexp(ends, 1)
-    loss = ops.where(input_lengths == 0, 0.0, loss)  # no frames: only the empty target fits
-    feasible = _feasible(labels, target_lengths, input_lengths)
+    loss = ops.where(empty, 0.0, loss)  # no frames: only the empty target fits
     loss = ops.where(feasible, loss, 0.0 if zero_infinity else np.inf)
     if reduction == "mean":
-        divisor = np.maximum(target_lengths, 1).astype(loss.dtype)
         return (loss / divisor).mean()
     if reduction == "sum":
         return loss.sum()

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import (
     DomainError,
     ShapeError,
@@ -195,18 +196,25 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
+    if num_classes == -1:
+        index = _indices(tensor, "one_hot", "the input")
+        if not index.size:
+            raise DomainError("one_hot: cannot infer num_classes from an empty tensor; pass it")
+        num_classes = int(index.max()) + 1  # read from the values: a compiled step keeps it
+    return Tensor._make(_one_hot(tensor, num_classes))
+
+
+@replayed_whole(pure=True)  # a compiled step reads and checks the new classes at each call
+def _one_hot(tensor: Tensor, num_classes: int) -> np.ndarray:
+    """The checked int64 one-hot array of ``tensor``'s classes."""
     index = _indices(tensor, "one_hot", "the input")
     if index.size and index.min() < 0:
         raise DomainError(f"one_hot: class values must be non-negative, got {int(index.min())}")
-    if num_classes == -1:
-        if not index.size:
-            raise DomainError("one_hot: cannot infer num_classes from an empty tensor; pass it")
-        num_classes = int(index.max()) + 1
     if index.size and index.max() >= num_classes:
         raise DomainError(
             f"one_hot: class value {int(index.max())} is out of range for num_classes={num_classes}"
         )
-    return Tensor._make((index[..., None] == np.arange(num_classes)).astype(np.int64))
+    return (index[..., None] == np.arange(num_classes)).astype(np.int64)
 
 
 # Attention.

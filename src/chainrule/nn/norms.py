@@ -96,13 +96,13 @@ def batch_norm(
         dims = (0, *range(2, len(shape)))
         mean = input.mean(dims, keepdim=True)
         var = input.var(dims, correction=0, keepdim=True)
-        with no_grad():
+        with no_grad():  # ops, not NumPy on .data: a compiled step replays the updates
             if running_mean is not None:
-                batch_mean = mean.data.reshape(channels)
-                running_mean.copy_(running_mean.data * (1 - momentum) + batch_mean * momentum)
+                batch_mean = mean.reshape(channels)
+                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
             if running_var is not None:
-                unbiased = var.data.reshape(channels) * (count / (count - 1))
-                running_var.copy_(running_var.data * (1 - momentum) + unbiased * momentum)
+                unbiased = var.reshape(channels) * (count / (count - 1))
+                running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
     else:
         if running_mean is None or running_var is None:
             raise DomainError(
@@ -201,13 +201,13 @@ def instance_norm(
             )
         mean = input.mean(dims, keepdim=True)
         var = input.var(dims, correction=0, keepdim=True)
-        with no_grad():
+        with no_grad():  # ops, not NumPy on .data: a compiled step replays the updates
             if running_mean is not None:
-                batch_mean = mean.data.reshape(shape[0], channels).mean(0)
-                running_mean.copy_(running_mean.data * (1 - momentum) + batch_mean * momentum)
+                batch_mean = mean.reshape(shape[0], channels).mean(0)
+                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
             if running_var is not None:
-                unbiased = var.data.reshape(shape[0], channels).mean(0) * (count / (count - 1))
-                running_var.copy_(running_var.data * (1 - momentum) + unbiased * momentum)
+                unbiased = var.reshape(shape[0], channels).mean(0) * (count / (count - 1))
+                running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
     else:
         if running_mean is None or running_var is None:
             raise DomainError(

@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from .conv import _dtype
 from .elementwise import abs as abs_
@@ -38,9 +39,14 @@ def _reflect(x, twice_low: int, twice_high: int):
         return x * 0
     low, span = twice_low / 2, (twice_high - twice_low) / 2
     x = abs_(x - low)
-    flips = np.floor(x.data / span)
     extra = fmod(x, span)
-    return where(flips % 2 == 0, extra + low, span - extra + low)
+    return where(_even_flips(x, span), extra + low, span - extra + low)
+
+
+@replayed_whole(pure=True)  # a compiled step works it out from the new coordinates
+def _even_flips(x: Tensor, span: float) -> np.ndarray:
+    """Where x (>= 0) lies an even number of spans from 0: reflected an even number of times."""
+    return np.floor(x.data / span) % 2 == 0
 
 
 def _source(coord, size: int, padding_mode: str, align_corners: bool):
@@ -54,19 +60,37 @@ def _source(coord, size: int, padding_mode: str, align_corners: bool):
     return x
 
 
-def _gather(input, positions: list, sizes: tuple):
-    """input[n, c, *positions] for (N, *out) integer positions, with 0 outside the image:
-    (N, C, *out) values and the (N, 1, *out) mask of positions inside."""
+def _gather(input, coords: list, corner: tuple | None, sizes: tuple):
+    """input[n, c, *positions] with 0 outside the image, at the (N, *out) integer positions
+    of `_pixels`: (N, C, *out) values and the (N, 1, *out) mask of positions inside."""
+    index, inside = _pixels(coords, corner, sizes, np.shape(input)[:2], _dtype(input))
+    return index_row(input, index=index), inside
+
+
+@replayed_whole(pure=True)  # a compiled step reads the new coordinates at each call
+def _pixels(coords: list, corner: tuple | None, sizes: tuple, lead: tuple, dtype) -> tuple:
+    """(the index of the pixels at ``coords``, the (N, 1, *out) mask of those inside): each
+    coordinate rounded (ties to even) for ``corner`` None, else floored plus the corner's 0
+    or 1; outside pixels are clipped to the edge (the mask zeroes them)."""
+    if corner is None:
+        positions = [np.round(c.data).astype(np.int64) for c in coords]
+    else:
+        positions = [np.floor(c.data).astype(np.int64) + k for c, k in zip(coords, corner)]
     inside = np.ones(positions[0].shape, bool)
     for p, size in zip(positions, sizes):
         inside &= (p >= 0) & (p < size)
-    n, c = np.shape(input)[:2]
+    n, c = lead
     spatial = positions[0].ndim - 1
     batch = np.arange(n).reshape((n, 1) + (1,) * spatial)
     channel = np.arange(c).reshape((1, c) + (1,) * spatial)
     clipped = [np.clip(p, 0, size - 1)[:, None] for p, size in zip(positions, sizes)]
-    values = index_row(input, index=(batch, channel, *clipped))
-    return values, inside[:, None].astype(_dtype(input))
+    return (batch, channel, *clipped), inside[:, None].astype(dtype)
+
+
+@replayed_whole(pure=True)  # a compiled step reads the new coordinates at each call
+def _floors(coords: list) -> list:
+    """Each coordinate rounded down (as floats)."""
+    return [np.floor(c.data) for c in coords]
 
 
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros",
@@ -114,14 +138,12 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
     coords = [_source(grid[..., n - 1 - d], sizes[d], padding_mode, bool(align_corners))
               for d in range(n)]  # fmt: skip
     if mode == "nearest":
-        values, inside = _gather(input, [np.round(c.data).astype(np.int64) for c in coords], sizes)
+        values, inside = _gather(input, coords, None, sizes)
         return values * inside
-    lows = [np.floor(c.data) for c in coords]
-    fractions = [c - low for c, low in zip(coords, lows)]
+    fractions = [c - low for c, low in zip(coords, _floors(coords))]
     out = None
     for corner in itertools.product((0, 1), repeat=n):
-        positions = [low.astype(np.int64) + k for low, k in zip(lows, corner)]
-        values, inside = _gather(input, positions, sizes)
+        values, inside = _gather(input, coords, corner, sizes)
         weight = None
         for t, k in zip(fractions, corner):
             factor = t if k else 1 - t

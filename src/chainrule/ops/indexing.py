@@ -9,6 +9,7 @@ what is left. NumPy alone differs: x[0, :, [0, 1]] has shape (2, n) there, (n, 2
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 
@@ -88,6 +89,7 @@ def _put(x, value, index: tuple):
     return out
 
 
+@replayed_whole(pure=True)  # a compiled step's backward reads the new indices at each call
 def _untouched(shape: tuple, index: tuple) -> np.ndarray:
     """A bool mask of ``shape``: False where index_put writes."""
     kept = np.ones(shape, bool)
@@ -345,6 +347,7 @@ def check_in_range(index: np.ndarray, size: int, dim: int, op: str) -> None:
         raise OutOfRangeError(f"{op}: index {bad} is out of range for dim {dim} with size {size}")
 
 
+@replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
 def check_along(op: str, shape: tuple, dim: int, index, src_shape: tuple | None = None):
     """(dim, index) checked for gather and scatter: an integer index with as many dims as the
     input (at least one), no larger than it outside ``dim`` (nor than ``src_shape`` anywhere),
@@ -462,7 +465,13 @@ def index_select(x, dim: int, index):
     tensor([[2, 0],
             [5, 3]])
     """
-    shape = np.shape(x)
+    return index_row(x, index=_select_index(np.shape(x), dim, index))
+
+
+@replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
+def _select_index(shape: tuple, dim: int, index) -> tuple:
+    """The checked advanced index that picks the entries ``index`` (0-d or 1-d) along
+    ``dim`` of ``shape``."""
     index = index_array(index, "index_select")
     if index.ndim > 1:
         raise ShapeError(
@@ -472,7 +481,7 @@ def index_select(x, dim: int, index):
         raise ShapeError("index_select: cannot select from a zero-dimensional tensor")
     dim = check_dim(dim, len(shape), "index_select")
     check_in_range(index, shape[dim], dim, "index_select")
-    return index_row(x, index=(slice(None),) * dim + (index.reshape(-1),))
+    return (slice(None),) * dim + (index.reshape(-1),)
 
 
 def take_along_dim(input, indices, dim: int | None = None):
@@ -485,12 +494,22 @@ def take_along_dim(input, indices, dim: int | None = None):
     tensor([[30],
             [60]])
     """
+    shape = np.shape(input)
+    grown, index = _take_index(shape, dim, indices)
+    if dim is None:
+        return index_row(input.reshape(-1), index=index)
+    if grown != shape:
+        input = input.expand(grown)
+    return index_row(input, index=index)
+
+
+@replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
+def _take_index(shape: tuple, dim: int | None, indices) -> tuple:
+    """(the shape the input is expanded to, the checked advanced index) of take_along_dim."""
     indices = index_array(indices, "take_along_dim")
     if dim is None:
-        flat = input.reshape(-1)
-        check_in_range(indices, flat.shape[0], 0, "take_along_dim")
-        return index_row(flat, index=(indices.reshape(-1),))
-    shape = np.shape(input)
+        check_in_range(indices, math.prod(shape), 0, "take_along_dim")
+        return (math.prod(shape),), (indices.reshape(-1),)
     if len(shape) != indices.ndim:
         raise ShapeError(
             f"take_along_dim: input of shape {fmt_shape(shape)} and indices of shape "
@@ -506,11 +525,9 @@ def take_along_dim(input, indices, dim: int | None = None):
             f"{fmt_shape(indices.shape)} do not broadcast outside dim {dim}"
         ) from None
     grown = lambda n: common[:dim] + (n,) + common[dim + 1 :]  # noqa: E731
-    if grown(shape[dim]) != shape:
-        input = input.expand(grown(shape[dim]))
     check_in_range(indices, shape[dim], dim, "take_along_dim")
     indices = np.broadcast_to(indices, grown(indices.shape[dim]))
-    return index_row(input, index=along(indices, dim))
+    return grown(shape[dim]), along(indices, dim)
 
 
 def masked_select(input, mask):

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
 from .conv import _batched, _dtype, _ints, _spans, _unbatched, unfold_row
@@ -178,17 +179,26 @@ def _max_pool(op, x, batched, kernel, stride, padding, dilation, ceil_mode, retu
     if ph or pw or extra_h or extra_w:
         x = pad(x, (pw, pw + extra_w, ph, ph + extra_h), value=_lowest(_dtype(x)))
     windows = _stacked_windows(x, kernel, stride, dilation, (oh, ow))
-    positions = _first_max(windows.data)
+    positions = _first_max(windows)
     values = max_row(windows, dim=(0,), keepdim=False, indices=positions)
     values = _unbatched(values, batched)
     if not return_indices:
         return values
+    indices = _input_indices(positions, (oh, ow), w, kw, stride, padding, dilation, batched)
+    return values, Tensor._make(indices)
+
+
+@replayed_whole(pure=True)  # a compiled step works the indices out from the new positions
+def _input_indices(positions, outs, w: int, kw: int, stride, padding, dilation, batched: bool):
+    """max_pool2d's returned indices (into each flattened input plane) from the positions
+    `_first_max` found in the windows; ``batched`` False drops N."""
+    (oh, ow), (ph, pw) = outs, padding
     # Window position (a, b) of output (i, j) is input row i*sh - ph + a*dh, column likewise.
     a, b = np.divmod(positions[0].astype(np.int64), kw)
     rows = np.arange(oh)[:, None] * stride[0] - ph + a * dilation[0]
     columns = np.arange(ow)[None, :] * stride[1] - pw + b * dilation[1]
     indices = (rows * w + columns).astype(np.int64)
-    return values, Tensor._make(indices if batched else indices[0])
+    return indices if batched else indices[0]
 
 
 def _stacked_windows(x, kernel: tuple, stride: tuple, dilation: tuple, out_sizes: tuple):
@@ -208,10 +218,12 @@ def _stacked_windows(x, kernel: tuple, stride: tuple, dilation: tuple, out_sizes
     return permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4))
 
 
-def _first_max(windows: np.ndarray) -> np.ndarray:
+@replayed_whole(pure=True)  # a compiled step finds the new maxima at each call
+def _first_max(windows) -> np.ndarray:
     """np.argmax(windows, axis=0, keepdims=True): where each slice along axis 0 has its first
     maximum, a NaN counting as the largest. Written with whole-slab operations, because
     np.argmax along a leading axis first copies the array to move that axis last."""
+    windows = windows.data if isinstance(windows, Tensor) else windows
     k = windows.shape[0]
     largest = np.amax(windows, axis=0)
     hits = windows == largest
@@ -373,8 +385,14 @@ def max_pool1d(
     if not return_indices:
         return _unbatched(squeeze(out, 2), batched)
     values, indices = out
-    indices = Tensor._make(indices.data[:, :, 0] if batched else indices.data[0, :, 0])
-    return _unbatched(squeeze(values, 2), batched), indices
+    return _unbatched(squeeze(values, 2), batched), Tensor._make(_line_of(indices, batched))
+
+
+@replayed_whole(pure=True)  # a compiled step reads the new indices at each call
+def _line_of(indices: Tensor, batched: bool) -> np.ndarray:
+    """max_pool1d's indices: the (N, C, 1, L) ones of max_pool2d with H (and N unless
+    ``batched``) dropped."""
+    return indices.data[:, :, 0] if batched else indices.data[0, :, 0]
 
 
 def avg_pool1d(

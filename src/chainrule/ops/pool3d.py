@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DomainError, ShapeError
 from .conv import _batched, _dtype, _ints, _unbatched
 from .elementwise import abs as abs_
@@ -86,6 +87,14 @@ def max_pool_nd(op, x, batched, kernel, stride, padding, dilation, ceil_mode, re
     values = _unbatched(values, batched)
     if not return_indices:
         return values
+    indices = _input_indices(positions, kernel, outs, sizes, stride, padding, dilation, batched)
+    return values, Tensor._make(indices)
+
+
+@replayed_whole(pure=True)  # a compiled step works the indices out from the new positions
+def _input_indices(positions: Tensor, kernel, outs, sizes, stride, padding, dilation, batched):
+    """The flat input positions (into each plane of ``sizes``) of the window positions
+    ``positions`` (flat into ``kernel``) the maxima were found at; ``batched`` False drops N."""
     # Offset o of output i along a dim is input position i*stride - padding + o*dilation.
     offsets = np.unravel_index(positions.data, kernel)
     n, flat = len(kernel), 0
@@ -93,7 +102,7 @@ def max_pool_nd(op, x, batched, kernel, stride, padding, dilation, ceil_mode, re
         start = np.arange(outs[d]).reshape([-1 if e == d else 1 for e in range(n)])
         flat = flat * sizes[d] + start * stride[d] - padding[d] + offsets[d] * dilation[d]
     indices = np.asarray(flat, np.int64)
-    return values, Tensor._make(indices if batched else indices[0])
+    return indices if batched else indices[0]
 
 
 def max_pool3d(

@@ -10,6 +10,7 @@ import string
 import numpy as np
 
 from .. import xp
+from .._tensor import Tensor
 from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
 from .linalg import _both, _shape, einsum, matmul
 from .shape import reshape
@@ -174,7 +175,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     [1.5, 2.0]
     """
     _pointwise("addcdiv", (input, tensor1, tensor2))
-    dtypes = [np.dtype(getattr(t, "dtype", np.asarray(t).dtype)) for t in (tensor1, tensor2)]
+    dtypes = [np.dtype(t.dtype if isinstance(t, Tensor) else np.asarray(t).dtype)
+              for t in (tensor1, tensor2)]  # fmt: skip
     if all(d.kind in "biu" for d in dtypes):
         raise DTypeError(
             f"addcdiv: tensor1 and tensor2 are integers ({fmt_dtype(dtypes[0])}, "

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..dtypes import as_dtype, int64
 from ..errors import DTypeError, fmt_dtype
 from ..op import LINEAR, Op
@@ -54,9 +55,15 @@ def _put(g, x_shape: tuple, indices, dim: int):
         np.add.at(out, _grid(indices, dim), g)
         return out
     # Recorded (create_graph=True): g times a one-hot of each index, summed over the picks.
-    one_hot = np.swapaxes(indices, dim, -1)[..., None] == np.arange(x_shape[dim])
+    one_hot = _one_hot(indices, dim, x_shape[dim])
     spread = xp.unsqueeze(xp.transpose(g, dim, -1), -1) * one_hot
     return xp.transpose(xp.sum(spread, -2), dim, -1)
+
+
+@replayed_whole(pure=True)  # a compiled step reads the new indices at each call
+def _one_hot(indices: np.ndarray, dim: int, n: int) -> np.ndarray:
+    """Booleans (..., n), ``indices`` moved from ``dim`` to the last dim: True at each one."""
+    return np.swapaxes(indices, dim, -1)[..., None] == np.arange(n)
 
 
 def with_batch(x, size: int) -> Tensor:

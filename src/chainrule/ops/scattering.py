@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
 from . import indexing
@@ -53,6 +54,7 @@ def _scatter_add(x, src, dim: int, index: np.ndarray):
     return out
 
 
+@replayed_whole(pure=True)  # a compiled step reads the new indices each time
 def _untouched(shape: tuple, dim: int, index: np.ndarray) -> np.ndarray:
     """True where scatter writes nothing (where x keeps its gradient)."""
     keep = np.ones(shape, bool)
@@ -101,6 +103,7 @@ def _data(v) -> np.ndarray:
     return v.data if isinstance(v, Tensor) else v
 
 
+@replayed_whole(pure=True)  # a compiled step works it out from the new values at each call
 def _weights(x, src, out, dim, index, reduce, include_self) -> tuple:
     """(∂out/∂x, ∂out[along]/∂src), elementwise, for the reduces that are linear wherever
     they are differentiable (sum, mean, amax, amin): constants, so rules built on them have
@@ -144,10 +147,7 @@ def _reduce_vjp_src(g, x, src, out, dim, index, reduce, include_self):
         return _gather(g, dim, index) * _weights(x, src, out, dim, index, reduce, include_self)[1]
     # out / src where src is not 0; where it is the only 0 reducing into its position, the
     # product of the others (that src replaced by 1); where there are more zeros, 0.
-    is_zero = _data(src) == 0
-    zeros_there = np.zeros(np.shape(x))
-    np.add.at(zeros_there, along(index, dim), is_zero)
-    alone = is_zero & (zeros_there[along(index, dim)] == 1)
+    is_zero, alone = _zeros_of(src, np.shape(x), dim, index)
     if isinstance(src, Tensor) and (is_zero & ~alone).any():
         # Recorded for a second derivative: d/d src_j of a zero src_i's gradient (0 here) is
         # the product of the rest, which this formula cannot give; refused, as in PyTorch.
@@ -160,6 +160,15 @@ def _reduce_vjp_src(g, x, src, out, dim, index, reduce, include_self):
                     include_self=include_self)  # fmt: skip
     divided = _gather(g * out, dim, index) / xp.where(is_zero, 1 + 0 * src, src)
     return xp.where(alone, _gather(g * others, dim, index), divided)
+
+
+@replayed_whole(pure=True)  # a compiled step works it out from the new values at each call
+def _zeros_of(src, x_shape: tuple, dim: int, index: np.ndarray) -> tuple:
+    """(where src is 0, where it is the only 0 of src that reduces into its position)."""
+    is_zero = _data(src) == 0
+    zeros_there = np.zeros(x_shape)
+    np.add.at(zeros_there, along(index, dim), is_zero)
+    return is_zero, is_zero & (zeros_there[along(index, dim)] == 1)
 
 
 def _reduce_jvp_x(dx, x, src, out, dim, index, reduce, include_self):
@@ -311,6 +320,7 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
 # Writing along a dim by a 1-D index: scatter with the index spread over source's shape.
 
 
+@replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
 def _spread(op: str, input, dim: int, index, source):
     """(dim, index) for the index_* ops: a 1-D index spread over source's shape along dim, so
     that ``index_add(x, dim, i, s)`` is ``scatter_add(x, dim, spread i, s)``."""
@@ -373,11 +383,17 @@ def index_fill(input, dim: int, index, value):
             [-1.,  0., -1.]])
     """
     dim, spread = _spread("index_fill", input, dim, index, None)
-    shape = np.shape(input)
+    mask = _filled(spread, np.shape(input), dim)
+    return where_row(mask, _tensor(value, input, "index_fill"), input)
+
+
+@replayed_whole(pure=True)  # a compiled step reads the new indices at each call
+def _filled(spread: np.ndarray, shape: tuple, dim: int) -> np.ndarray:
+    """index_fill's mask: True at the positions ``spread`` names along ``dim``, shaped to
+    broadcast against ``shape``."""
     mask = np.zeros(shape[dim], bool)
     mask[spread.reshape(-1)] = True
-    mask = mask.reshape([-1 if d == dim else 1 for d in range(len(shape))])
-    return where_row(mask, _tensor(value, input, "index_fill"), input)
+    return mask.reshape([-1 if d == dim else 1 for d in range(len(shape))])
 
 
 def index_put(input, indices, values, accumulate: bool = False):

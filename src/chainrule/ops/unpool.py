@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._tensor import Tensor
+from ..counting import replayed_whole
 from ..creation import zeros
 from ..errors import DomainError, OutOfRangeError, ShapeError, fmt_shape
 from ..random import default_generator
@@ -49,6 +50,16 @@ def _unpool(op: str, n: int, input, indices, kernel_size, stride, padding, outpu
         if len(wanted) not in (n, n + 2, n + 1):
             raise ShapeError(f"{op}: output_size must have {n} sizes, got {output_size!r}")
         outs = _ints(wanted[-n:], n, op, "output_size", 1)
+    lead = np.shape(x)[:2]
+    flat_index = _flat_index(index, batched, lead, outs, op)
+    canvas = zeros(*lead, math.prod(outs), dtype=_dtype(x))
+    out = scatter(canvas, 2, flat_index, reshape(x, (*lead, -1)))
+    return _unbatched(reshape(out, (*lead, *outs)), batched)
+
+
+@replayed_whole(pure=True)  # a compiled step checks and reads the new indices at each call
+def _flat_index(index: np.ndarray, batched: bool, lead: tuple, outs: tuple, op: str):
+    """The checked (N, C, L) int64 positions into each output plane of size ``outs``."""
     plane = math.prod(outs)
     if index.size and (index.min() < 0 or index.max() >= plane):
         bad = int(index.min()) if index.min() < 0 else int(index.max())
@@ -56,11 +67,7 @@ def _unpool(op: str, n: int, input, indices, kernel_size, stride, padding, outpu
             f"{op}: index {bad} is out of range for an output of size {fmt_shape(outs)} "
             f"({plane} positions per plane)"
         )
-    lead = np.shape(x)[:2]
-    flat_index = (index if batched else index[None]).reshape(*lead, -1).astype(np.int64)
-    canvas = zeros(*lead, plane, dtype=_dtype(x))
-    out = scatter(canvas, 2, flat_index, reshape(x, (*lead, -1)))
-    return _unbatched(reshape(out, (*lead, *outs)), batched)
+    return (index if batched else index[None]).reshape(*lead, -1).astype(np.int64)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
