@@ -159,20 +159,9 @@ LAYERS = {
 }
 
 
-#: Layers whose replay is not bit-identical to eager mode because of the compiler: its memory
-#: plan writes an elementwise result of a permuted (batch_first) view into a C-ordered buffer,
-#: where NumPy keeps the view's layout, so a reduction after it adds in another order.
-COMPILER_BUGS = {"RNN", "GRU"}
-
-
 @pytest.mark.parametrize(
     "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="compiler: buffer layout"))
-        if n in COMPILER_BUGS
-        else n
-        for n in sorted(LAYERS)
-    ],
+    sorted(LAYERS),
 )
 def test_a_layer_trains_compiled_exactly_as_eager(name):
     build, make_batch, loss_fn = LAYERS[name]

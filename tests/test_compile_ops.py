@@ -24,11 +24,6 @@ NAMES = sorted(CASES)
 #: happen to agree on it, and run eagerly when not (either way, as eager mode).
 SHAPED_BY_VALUES = {"bincount", "nonzero", "nonzero[argwhere]", "nonzero[as_tuple]", "unique",
                     "unique[dim]", "unique_consecutive", "unique_consecutive[dim]"}  # fmt: skip
-_NAN = "where with a NaN literal: the compiler's check of two records finds nan != nan"
-_KEPT = (
-    "an in-place op whose input was saved for backward: inplace._keep_saved copies the saved "
-    "array outside the record, so the backward reads a value the record cannot rebuild"
-)
 #: Cases that cannot be replayed, and why: they run eagerly (with a warning) and must still
 #: give eager mode's results. A case here that starts replaying fails: take it out.
 EAGER_OPS = {
@@ -39,20 +34,6 @@ EAGER_OPS = {
     "cholesky_ex": "info is computed from A.numpy() (chainrule/linalg_solvers.py)",
     "inv_ex": "info is computed from A.numpy() (chainrule/linalg_solvers.py)",
     "solve_ex": "info is computed from A.numpy() (chainrule/linalg_solvers.py)",
-    "histogram[edges_weight_density]": "it returns the edges tensor made inside the step, not "
-    "by an op: the compiler tells results apart by identity",
-    "nansum": _NAN,
-    "nansum[dim]": _NAN,
-    "nanmean": _NAN,
-    "nanmean[dim]": _NAN,
-    "nanquantile": _NAN,
-    "nanquantile[nearest]": _NAN,
-    "logit": _NAN,
-    "logdet": _NAN,
-    "copy_slices[mul_]": _KEPT,
-    "copy_slices[diagonal]": _KEPT,
-    "scatter_reduce_": _KEPT,
-    "index_reduce[in_place_view]": _KEPT,
 }
 #: Ops whose backward rule has a second formula for Tensors (the form create_graph needs),
 #: which the tracer records, while eager mode runs the array formula: their gradients agree

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import counting
+from . import counting, ops
 from ._tensor import Tensor
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import state
@@ -113,7 +113,11 @@ def _keep_saved(node, tensor: Tensor) -> None:
     array = tensor.data
     kept = [name for name, value in saved.items() if value is array]
     if kept:
-        copy = array.copy()
+        tracer = counting.intercept
+        if tracer is not None and tracer.traces:  # the copy through the clone row: recorded
+            copy = ops.REGISTRY["clone"](Tensor._make(array)).data
+        else:
+            copy = array.copy()
         for name in kept:
             saved[name] = copy
         node.watched = tuple(item for item in node.watched if item is not tensor)

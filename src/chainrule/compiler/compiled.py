@@ -242,8 +242,8 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
         if result._grad_fn is not None and var is not None and var.kind == "temp":
             tracer.grad_results.append(result)  # its gradient is recorded after the call
             return ("grad", var, len(tracer.grad_results) - 1)
-        if var is None or var.kind == "state":
-            return ("object", result)
+        if var is None or var.kind == "state":  # the same tensor, or equal ones, each call
+            return ("object", result, np.array(result.data, copy=True))
         if var.kind == "input":
             return ("input", var.source)
         return ("var", var)
@@ -282,6 +282,8 @@ def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor], node=None) -> Any:
         return tensors[value]
     if kind in ("object", "literal"):
         return value
+    if kind == "constant":
+        return Tensor._make(value.copy())
     if kind == "dict":
         return {k: _rebuild(v, arrays, tensors, node) for k, v in value}
     items = [_rebuild(v, arrays, tensors, node) for v in value]
@@ -314,6 +316,7 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
             raise _Eager(f"{eq_a.name} returned different dtypes in two calls")
     if not _agree(_spec_key(spec_a), _spec_key(spec_b), pairs):
         raise _Eager("two calls returned results of different structure")
+    spec_b = _objects(spec_a, spec_b)
 
     # State or constant: what the second record read, decided by comparing with the first.
     snapshots = {var: (tensor, snap) for var, tensor, snap in a.free}
@@ -383,8 +386,29 @@ def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
     return walk(spec)
 
 
+def _objects(spec_a: Any, spec_b: Any) -> Any:
+    """``spec_b`` with each tensor returned as it was (not computed by the record) decided
+    from the two calls: the same tensor both times is returned itself; equal values made anew
+    (a constant made inside the function) become a copy of those values at each replay."""
+    kind = spec_b[0]
+    if kind == "object":
+        (_, a, snap_a), (_, b, snap_b) = spec_a, spec_b
+        if a is b:
+            return ("object", b)
+        if _same_array(snap_a, snap_b) and not b._requires_grad:
+            return ("constant", snap_b)
+        raise _Eager("it returns a tensor made outside the record, with other values each call")
+    if kind in ("tuple", "list"):
+        return (kind, tuple(_objects(u, v) for u, v in zip(spec_a[1], spec_b[1])))
+    if kind == "dict":
+        return (kind, tuple((k, _objects(u, v)) for (_, u), (k, v) in zip(spec_a[1], spec_b[1])))
+    return spec_b
+
+
 def _spec_key(spec: Any) -> Any:
     kind, value = spec[:2]
+    if kind == "object":
+        return ("object",)  # compared by `_objects`
     if kind == "grad":
         return spec[:3]
     if kind in ("tuple", "list"):
@@ -418,6 +442,8 @@ def _agree(x: Any, y: Any, pairs: dict) -> bool:
         return _same_array(x, y)
     if isinstance(x, (Tensor, _Slot)) or callable(x):
         return x is y or (isinstance(x, _Slot) and x == y)
+    if type(x) is float and x != x:  # nan is nan, here
+        return y != y
     try:
         return bool(x == y)
     except (TypeError, ValueError):

@@ -282,6 +282,9 @@ def _plannable(eq: Equation) -> bool:
         and eq.fn.writes_out
         and not eq.params
         and not (eq.alias or eq.promote or eq.scalar)
+        # NumPy lays a result out as its operands are (a transpose's stays transposed), and a
+        # later reduction sums in memory order: only a C-ordered result may go to a buffer.
+        and eq.c_order
         and out is not None
         and len(out.shape) > 0
     )

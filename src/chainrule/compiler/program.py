@@ -76,7 +76,7 @@ class Equation:
     memory plan lets its ufunc write into (``out=``)."""
 
     __slots__ = ("kind", "fn", "name", "ins", "params", "outs", "phase", "promote", "scalar",
-                 "alias", "buffer")  # fmt: skip
+                 "alias", "buffer", "c_order")  # fmt: skip
 
     def __init__(self, kind: str, fn: Any, name: str, ins: tuple, params: dict, outs: tuple,
                  phase: str) -> None:  # fmt: skip
@@ -84,6 +84,7 @@ class Equation:
         self.outs, self.phase = outs, phase
         self.promote = self.scalar = self.alias = False
         self.buffer: int | None = None  # the memory plan's buffer its ufunc writes into
+        self.c_order = False  # its result was C-contiguous when recorded
 
     def inputs(self) -> list[Var]:
         """The Vars it reads, in ``ins`` and ``params`` (inside tuples too)."""

@@ -166,6 +166,7 @@ class Tracer:
         eq = Equation("op", op, op.name, ins, mapped, (self._temp(data),), self.phase)
         eq.promote = engine.promoted
         eq.scalar = data.ndim == 0
+        eq.c_order = data.flags.c_contiguous
         eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a.data) for a in args)
         self._record(eq)
         return result
