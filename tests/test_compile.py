@@ -178,15 +178,43 @@ def test_item_inside_the_function_is_a_graph_break_that_names_the_line():
         cr.compile(f, fullgraph=True)(cr.ones(2))
 
 
-def test_numpy_work_on_data_is_caught_by_the_second_record():
+def test_numpy_work_on_data_runs_eagerly_even_when_two_calls_agree():
     def f(x):
         return x * cr.tensor(np.sign(x.data))  # made from x's values outside the record
 
     compiled = cr.compile(f)
-    compiled(cr.tensor([1.0, -2.0]))
-    with pytest.warns(UserWarning, match="differ between two calls"):
-        compiled(cr.tensor([-3.0, 4.0]))
-    assert compiled(cr.tensor([5.0, -6.0])).tolist() == [5.0, 6.0]
+    compiled(cr.tensor([1.0, 2.0]))
+    with pytest.warns(UserWarning, match=r"made after the function read a tensor's \.data"):
+        compiled(cr.tensor([3.0, 4.0]))  # the same signs: the values alone would agree
+    assert compiled(cr.tensor([-5.0, 6.0])).tolist() == [5.0, 6.0]
+
+
+def test_numpy_changing_data_in_place_is_a_graph_break():
+    w = cr.tensor([1.0, 2.0], requires_grad=True)
+
+    def step(x):
+        loss = (x * w).sum()
+        loss.backward()
+        w.data -= 0.1 * w.grad.data  # invisible to the record: not replayed
+        w.grad = None
+        return loss.detach()
+
+    compiled = cr.compile(step)
+    with pytest.warns(UserWarning, match=r"assigning a tensor's \.data"):
+        losses = [compiled(cr.ones(2)).item() for _ in range(3)]
+    assert losses == pytest.approx([3.0, 2.8, 2.6])
+
+    def numpy_in_place(x):
+        loss = (x * w).sum()
+        loss.backward()
+        np.subtract(w.data, 0.1 * w.grad.data, out=w.data)  # the array itself, not .data =
+        w.grad = None
+        return loss.detach()
+
+    compiled = cr.compile(numpy_in_place)
+    with pytest.warns(UserWarning, match=r"NumPy changed s\d+'s \.data in place"):
+        compiled(cr.ones(2))
+    assert [compiled(cr.ones(2)).item() for _ in range(2)] == pytest.approx([2.2, 2.0])
 
 
 def test_same_inputs_twice_then_new_ones_still_read_the_new_ones():

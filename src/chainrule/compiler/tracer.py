@@ -15,6 +15,7 @@ work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import traceback
 from typing import Any
@@ -28,6 +29,7 @@ from ..autograd import _deliver, accumulate_grad, node_order, run_backward
 from ..errors import ChainruleError, CompileError
 from ..graph import _PACKAGE_DIR, state
 from ..signatures import TRANSLATED, translate
+from ..tensor_base import TensorBase
 from .program import RESULT_BACKWARD, Equation, Var
 
 #: The compiler's own files: the line a graph break names is the first frame outside chainrule.
@@ -62,6 +64,11 @@ class Tracer:
         self.grad_results: list[Tensor] = []  # results that require grad (`compiled`)
         self.result_grads: list = []  # Vars (None: no gradient), from `trace_result_backward`
         self.result_leaves: list = []
+        # `.data` read by the function's own code: (var, array, its values then, equations
+        # recorded by then); and the Vars first seen after such a read (`compiled` refuses to
+        # take them for constants: they may be NumPy work on what was read).
+        self.escaped: list[tuple] = []
+        self.suspect: set[Var] = set()
         self._count = 0
         self._previous = None
         # The intercept is global: another thread's ops (a data loader's) run untraced, and the
@@ -80,9 +87,11 @@ class Tracer:
 
     def __enter__(self) -> Tracer:
         self._previous, counting.intercept = counting.intercept, self
+        _watch_data(True)
         return self
 
     def __exit__(self, *exc_info) -> None:
+        _watch_data(False)
         if counting.intercept is self:
             counting.intercept = self._previous
 
@@ -117,6 +126,8 @@ class Tracer:
                 self._count += 1
                 var = self._name(data, Var(f"s{self._count}", "state", data.shape, data.dtype))
                 self.free.append((var, value, np.array(data, copy=True)))
+                if self.escaped:
+                    self.suspect.add(var)
             return var
         if isinstance(value, np.ndarray):
             var = self.vars.get(id(value))
@@ -124,6 +135,8 @@ class Tracer:
                 self._count += 1
                 var = self._name(value, Var(f"c{self._count}", "const", value.shape, value.dtype))
                 self.raw.append((var, np.array(value, copy=True)))
+                if self.escaped:
+                    self.suspect.add(var)
             return var
         if type(value) in (tuple, list):
             mapped = [self.var_of(v) for v in value]
@@ -224,6 +237,37 @@ class Tracer:
         )
         self._record(eq)
 
+    def read_data(self, tensor: Tensor) -> None:
+        """The function's own code read ``tensor.data``: what it does with the array happens
+        in NumPy, out of the record's sight. Reading is fine (returning the array, say); what
+        `check_data` and `compiled` catch is the array changed in place, or new arrays given
+        to ops afterwards."""
+        if not self.owns_thread():
+            return
+        data = _DATA_SLOT.__get__(tensor)
+        var = self.var_of(tensor)
+        self.escaped.append((var, data, np.array(data, copy=True), len(self.equations)))
+
+    def write_data(self, tensor: Tensor) -> None:
+        """The function's own code assigned ``tensor.data``: the record ends."""
+        if self.owns_thread():
+            self.graph_break("assigning a tensor's .data is not traced")
+
+    def check_data(self) -> None:
+        """End the record if an array whose ``.data`` the function read was changed in place
+        by NumPy (``w.data -= lr * g``), where no recorded write or whole call could have."""
+        for var, array, values, at in self.escaped:
+            later = self.equations[at:]
+            explained = any(
+                eq.kind == "call" or (eq.kind == "write" and eq.ins[0] is var) for eq in later
+            )
+            if not explained and not np.array_equal(array, values, equal_nan=True):
+                self.graph_break(
+                    f"NumPy changed {var.name}'s .data in place; use the tensor's in-place ops "
+                    "(under no_grad) so that the record sees the change"
+                )
+                return
+
     def escape(self, tensor: Tensor, how: str) -> None:
         """A tensor's values left for Python or NumPy: the record ends here."""
         if not self.owns_thread():
@@ -313,6 +357,44 @@ class Tracer:
 
     def close(self, event) -> None:
         """The end of a user's span: nothing to record."""
+
+
+_DATA_SLOT = TensorBase.__dict__["data"]  # the slot itself, which the watch reads through
+_watchers = [0]  # traces in progress (the watch stays until the last ends)
+
+
+def _read(tensor: TensorBase) -> np.ndarray:
+    tracer = counting.intercept
+    outside = tracer is not None and tracer.traces and _outside(sys._getframe(1))
+    if outside:
+        tracer.read_data(tensor)
+    return _DATA_SLOT.__get__(tensor, TensorBase)
+
+
+def _write(tensor: TensorBase, value: np.ndarray) -> None:
+    tracer = counting.intercept
+    outside = tracer is not None and tracer.traces and _outside(sys._getframe(1))
+    if outside:
+        tracer.write_data(tensor)
+    _DATA_SLOT.__set__(tensor, value)
+
+
+def _outside(frame) -> bool:
+    """Whether ``frame`` runs code outside chainrule (the function being compiled)."""
+    return not frame.f_code.co_filename.startswith(_HERE)
+
+
+def _watch_data(on: bool) -> None:
+    """While a trace runs, ``Tensor.data`` is a property that tells the tracer when code
+    outside chainrule reads or assigns it; otherwise the plain slot (no cost)."""
+    _watchers[0] += 1 if on else -1
+    if on and _watchers[0] == 1:
+        TensorBase.data = property(_read, _write, doc=_DATA_DOC)
+    elif not on and _watchers[0] == 0:
+        TensorBase.data = _DATA_SLOT
+
+
+_DATA_DOC = "The tensor's NumPy array (while a trace runs, reads outside chainrule are noted)."
 
 
 def _user_line() -> str:
