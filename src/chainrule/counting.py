@@ -116,3 +116,12 @@ def replayed_whole(fn: Callable | None = None, *, pure: bool = False) -> Callabl
         return tracer.run_whole(fn, args, kwargs, pure)
 
     return wrapper
+
+
+def reads_values(what: str) -> None:
+    """Tell the compiler's tracer, if one runs, that ``what`` decides something from a
+    tensor's values in Python (an output size, a branch): the record ends there, as for
+    ``.item()``. Outside tracing it costs one test."""
+    tracer = intercept
+    if tracer is not None and tracer.traces and tracer.owns_thread():
+        tracer.graph_break(f"{what} reads a tensor's values, which the record cannot follow")

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .. import ops
+from .. import counting, ops
 from .._tensor import Tensor
 from ..counting import replayed_whole
 from ..errors import (
@@ -200,7 +200,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         index = _indices(tensor, "one_hot", "the input")
         if not index.size:
             raise DomainError("one_hot: cannot infer num_classes from an empty tensor; pass it")
-        num_classes = int(index.max()) + 1  # read from the values: a compiled step keeps it
+        counting.reads_values("one_hot with num_classes=-1")
+        num_classes = int(index.max()) + 1
     return Tensor._make(_one_hot(tensor, num_classes))
 
 
