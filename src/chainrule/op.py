@@ -207,6 +207,10 @@ class Op:
     - ``writes_out=True``: ``forward`` takes ``out=``, an array of the result's shape and
       dtype to write the result into (a NumPy ufunc always does); a compiled program's memory
       plan then reuses arrays for it (`chainrule.compiler.passes.plan_memory`).
+    - ``decomposition(*inputs, **params)``: the forward written with ops, so that given
+      Tensors it records them; the compiler records these instead of the row when they give
+      the same array, so that work the backward repeats is found and shared (GELU's backward
+      computes erf again).
 
     Calling an Op runs it on tensors: ``Op.__call__`` is `chainrule.function.apply_op`.
 
@@ -234,6 +238,7 @@ class Op:
         check: Callable | None = None,
         keeps_float64: bool = False,
         writes_out: bool = False,
+        decomposition: Callable | None = None,
     ) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"Op {name!r}: kind must be one of {KINDS}, got {kind!r}")
@@ -260,6 +265,7 @@ class Op:
         self.check = check
         self.keeps_float64 = keeps_float64
         self.writes_out = writes_out or isinstance(forward, np.ufunc)
+        self.decomposition = decomposition
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
         self._plans: dict[int, NodePlan] = {}
 

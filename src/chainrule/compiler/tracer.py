@@ -173,6 +173,12 @@ class Tracer:
         result = self._untraced(engine.apply_op, op, *args, **params)
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
+        if (
+            op.decomposition is not None
+            and not engine.promoted
+            and self._decompose(op, args, params, result)
+        ):
+            return result
         ins = tuple(self.var_of(a) for a in args)
         mapped = {key: self.var_of(value) for key, value in params.items()}
         data = result.data
@@ -183,6 +189,28 @@ class Tracer:
         eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a.data) for a in args)
         self._record(eq)
         return result
+
+    def _decompose(self, op, args: tuple, params: dict, result: Tensor) -> bool:
+        """Record ``op`` as the ops of its decomposition, run on the same inputs, if they give
+        ``result``'s array exactly; the row's own node stays for backward."""
+        start, previous = len(self.equations), state.grad_enabled
+        inputs = [Tensor._make(a.data) if isinstance(a, Tensor) else a for a in args]
+        state.grad_enabled = False  # the decomposition's ops make no nodes
+        try:
+            value = op.decomposition(*inputs, **params)
+        finally:
+            state.grad_enabled = previous
+        data = value.data if isinstance(value, Tensor) else None
+        if (
+            counting.intercept is not self
+            or data is None
+            or data.dtype != result.data.dtype
+            or not np.array_equal(data, result.data, equal_nan=True)
+        ):
+            del self.equations[start:]  # the row's own equation is recorded instead
+            return False
+        self._name(result.data, self.vars[id(data)])
+        return True
 
     def run_function(self, cls, args: tuple, kwargs: dict):
         """A `Function` subclass ends the record: its rules work on arrays."""

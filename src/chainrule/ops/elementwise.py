@@ -77,6 +77,7 @@ erf = elementwise("erf", xp.erf, lambda x: _TWO_OVER_SQRT_PI * xp.exp(-x * x), m
 # four arrays; this saves x alone. Its slope is built from rows, so it differentiates again.
 gelu_row = elementwise("gelu", lambda x, approximate: _gelu(x, approximate),
                        lambda x, approximate: _gelu_slope(x, approximate),
+                       decomposition=lambda x, approximate: _gelu(x, approximate),
                        doc="x * Phi(x) (``approximate='none'``) or its tanh approximation.")
 abs = elementwise("abs", np.abs, lambda x: xp.sign(x),  # sign(0) = 0: subgradient 0 at 0
                   method=True, doc="|x|; derivative sign(x), so 0 at 0.")
