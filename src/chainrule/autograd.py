@@ -154,7 +154,7 @@ def run_backward(
     profiler = counting.intercept  # read once per pass: each node then tests a local
     # While the compiler traces, the rules run on Tensors, as for create_graph, so that their
     # ops are recorded; they record graph nodes only when create_graph was asked for.
-    tracing = profiler is not None and profiler.traces and profiler.owns_thread()
+    tracing = profiler is not None and profiler.traces and profiler.records()
     record_nodes = create_graph
     if tracing:
         profiler.begin_backward(create_graph, inputs is None)

@@ -67,6 +67,10 @@ class OpCounts:
 
 #: The counter in use, or None outside ``count_ops`` (the engines check it on every op).
 active: OpCounts | None = None
+#: What an intercept's ``run_op`` or ``run_function`` returns to let the engine run the call
+#: as usual (the compiler's tracer, for another thread's op or its own op being recorded).
+PLAIN = object()
+
 #: What intercepts the tensor engine: a `chainrule.profiler.profile` recording or the compiler's
 #: tracer (`chainrule.compiler.tracer.Tracer`), else None. The engine tests it next to
 #: ``active``; while it is set, each op, `Function` and backward node runs through it
@@ -123,5 +127,5 @@ def reads_values(what: str) -> None:
     tensor's values in Python (an output size, a branch): the record ends there, as for
     ``.item()``. Outside tracing it costs one test."""
     tracer = intercept
-    if tracer is not None and tracer.traces and tracer.owns_thread():
+    if tracer is not None and tracer.traces and tracer.records():
         tracer.graph_break(f"{what} reads a tensor's values, which the record cannot follow")

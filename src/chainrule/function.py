@@ -42,7 +42,11 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     pins these fields to their classes' slots; docs/guides/performance.md has the numbers).
     """
     if counting.intercept is not None:
-        return counting.intercept.run_op(op, args, params)  # times this call, run unprofiled
+        # The profiler times this call and the tracer records it, each calling here again to
+        # run it, when they answer PLAIN.
+        result = counting.intercept.run_op(op, args, params)
+        if result is not counting.PLAIN:
+            return result
     if params and not TRANSLATED.isdisjoint(params):
         params = translate(op.name, params)  # axis= for dim=, keepdims=, a refused out=
     if batch_hook is not None:
@@ -244,7 +248,8 @@ class OpNode(Node):
         env = dict(self.saved)
         # While the compiler traces, an input without gradient is a Tensor too, so that what
         # the rules do with it (x.mT) is recorded rather than done in NumPy out of sight.
-        tracing = counting.intercept is not None and counting.intercept.traces
+        tracer = counting.intercept
+        tracing = tracer is not None and tracer.traces and tracer.records()
         for i, name in self.plan.inputs:
             edge = self.edges[i]
             if isinstance(edge, Tensor):
@@ -324,7 +329,9 @@ class Function(Node):
     def apply(cls, *args, **kwargs):
         """Run the op on Tensors and record it in the graph; returns a Tensor (or a tuple)."""
         if counting.intercept is not None:
-            return counting.intercept.run_function(cls, args, kwargs)
+            result = counting.intercept.run_function(cls, args, kwargs)
+            if result is not counting.PLAIN:
+                return result
         if batch_hook is not None:
             batch_hook(cls, args, kwargs)  # no batching rule: vmap loops over examples
         node = cls()

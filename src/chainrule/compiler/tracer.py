@@ -71,10 +71,10 @@ class Tracer:
         self.suspect: set[Var] = set()
         self._count = 0
         self._previous = None
-        # The intercept is global: another thread's ops (a data loader's) run untraced, and the
-        # moments this thread lifts the intercept to run an op are kept from overlapping them.
+        # The intercept is global: another thread's ops (a data loader's) run as usual, never
+        # recorded, and so do this thread's while it runs an op or a whole call (`_local`).
         self._thread = threading.get_ident()
-        self._lock = threading.RLock()
+        self._local = threading.local()
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
         self.input_values = [np.array(t.data, copy=True) for t in tensors]
         for i, tensor in enumerate(tensors):
@@ -92,6 +92,9 @@ class Tracer:
 
     def __exit__(self, *exc_info) -> None:
         _watch_data(False)
+        self._stop()
+
+    def _stop(self) -> None:
         if counting.intercept is self:
             counting.intercept = self._previous
 
@@ -102,8 +105,7 @@ class Tracer:
             raise CompileError(f"compile(fullgraph=True): {reason}, at {where}")
         if self.broken is None:
             self.broken = f"{reason}, at {where}"
-        if counting.intercept is self:
-            counting.intercept = self._previous
+        self._stop()
 
     # Vars.
 
@@ -148,29 +150,32 @@ class Tracer:
 
     # The engine's calls (through `counting.intercept`).
 
-    def owns_thread(self) -> bool:
-        """Whether the calling thread is the one being traced."""
-        return threading.get_ident() == self._thread
+    def records(self) -> bool:
+        """Whether what the calling thread does now is recorded: it is the traced thread, and
+        not inside an op being recorded or a whole call; and the record has not ended."""
+        return (
+            counting.intercept is self
+            and threading.get_ident() == self._thread
+            and not getattr(self._local, "busy", False)
+        )
 
-    def _untraced(self, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)`` with the intercept lifted (another thread's work, or a
-        whole call's), while no other thread lifts or relies on it."""
-        with self._lock:
-            counting.intercept = None
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                counting.intercept = self
+    def _busy(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)``, with nothing it does recorded."""
+        self._local.busy = True
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self._local.busy = False
 
     def run_op(self, op, args: tuple, params: dict):
         """`apply_op` while tracing: the op runs, and its equation is recorded."""
-        if not self.owns_thread():
-            return self._untraced(engine.apply_op, op, *args, **params)
+        if not self.records():
+            return counting.PLAIN  # another thread's op, or one inside what is recorded
         if engine.batch_hook is not None or state.forward_ad:
             self.graph_break(f"{op.name} under vmap or forward mode (jvp) is not traced")
-            return engine.apply_op(op, *args, **params)
+            return counting.PLAIN
         engine.promoted = False
-        result = self._untraced(engine.apply_op, op, *args, **params)
+        result = self._busy(engine.apply_op, op, *args, **params)
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
         if (
@@ -214,23 +219,22 @@ class Tracer:
 
     def run_function(self, cls, args: tuple, kwargs: dict):
         """A `Function` subclass ends the record: its rules work on arrays."""
-        if not self.owns_thread():
-            return self._untraced(cls.apply, *args, **kwargs)
-        self.graph_break(f"{cls.__name__} (a Function subclass) is not traced")
-        return cls.apply(*args, **kwargs)
+        if self.records():
+            self.graph_break(f"{cls.__name__} (a Function subclass) is not traced")
+        return counting.PLAIN
 
     def run_node(self, node, grads: list, create_graph: bool, release: bool) -> list:
         """A graph node's backward; its rules' ops are recorded through `run_op`."""
-        if counting.intercept is self:
+        if self.records():
             if node.hooks or node.retained:
                 self.graph_break(f"{node.name}: hooks on a non-leaf tensor are not traced")
             elif not hasattr(node, "op"):
                 self.graph_break(f"{node.name}'s backward (a Function's) is not traced")
-        if counting.intercept is self:
+        if self.records():
             try:
                 return node._backward(grads, create_graph, release)
             except ChainruleError as exc:  # a rule that works on arrays only
-                if counting.intercept is not self:
+                if not self.records():
                     raise
                 self.graph_break(f"{node.name}'s backward rules on tensors failed ({exc})")
         # The record has ended: the rest of the pass runs as eager mode runs it, on arrays.
@@ -239,9 +243,9 @@ class Tracer:
 
     def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
         """A `counting.replayed_whole` function: run untraced, recorded as one call."""
-        result = self._untraced(fn, *args, **kwargs)
-        if not self.owns_thread():
-            return result
+        if not self.records():
+            return fn(*args, **kwargs)
+        result = self._busy(fn, *args, **kwargs)
         slots: list[Var] = []
         template = _template((args, kwargs), self, slots)
         outs: list[np.ndarray] = []
@@ -258,7 +262,7 @@ class Tracer:
 
     def record_write(self, target: np.ndarray, source: np.ndarray) -> None:
         """An in-place op wrote ``source`` into ``target``."""
-        if not self.owns_thread():
+        if not self.records():
             return
         eq = Equation(
             "write", None, "write", (self.var_of(target), self.var_of(source)), {}, (), self.phase
@@ -270,7 +274,7 @@ class Tracer:
         in NumPy, out of the record's sight. Reading is fine (returning the array, say); what
         `check_data` and `compiled` catch is the array changed in place, or new arrays given
         to ops afterwards."""
-        if not self.owns_thread():
+        if not self.records():
             return
         data = _DATA_SLOT.__get__(tensor)
         var = self.var_of(tensor)
@@ -278,7 +282,7 @@ class Tracer:
 
     def write_data(self, tensor: Tensor) -> None:
         """The function's own code assigned ``tensor.data``: the record ends."""
-        if self.owns_thread():
+        if self.records():
             self.graph_break("assigning a tensor's .data is not traced")
 
     def check_data(self) -> None:
@@ -298,7 +302,7 @@ class Tracer:
 
     def escape(self, tensor: Tensor, how: str) -> None:
         """A tensor's values left for Python or NumPy: the record ends here."""
-        if not self.owns_thread():
+        if not self.records():
             return
         self.graph_break(f"{how} reads a tensor's values, which the record cannot follow")
 
@@ -337,7 +341,7 @@ class Tracer:
 
     def set_grad(self, tensor: Tensor, value: Tensor | None) -> None:
         """``tensor.grad = value`` ran: a "grad" equation that sets it at each replay."""
-        if not self.owns_thread():
+        if not self.records():
             return
         ins = () if value is None else (self.var_of(value),)
         self._grad_equation(tensor, "set", ins, False, ())

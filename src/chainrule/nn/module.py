@@ -121,7 +121,7 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         tracer = counting.intercept
-        if tracer is not None and tracer.traces and tracer.owns_thread():
+        if tracer is not None and tracer.traces and tracer.records():
             tracer.modules.append(self)  # its mode (train/eval) guards the record
         pre_hooks = self.__dict__.get("_forward_pre_hooks")
         hooks = self.__dict__.get("_forward_hooks")
