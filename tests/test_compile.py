@@ -346,3 +346,29 @@ def test_another_threads_ops_while_tracing_are_neither_recorded_nor_lost():
         thread.join()
     assert compiled.stats["replayed"] == 28 and set(results) == {3.0}
     assert [eq.name for eq in compiled.program.equations] == ["exp", "mul", "sum"]
+
+
+def test_a_cleared_grad_is_set_directly_when_nothing_can_look_in_between():
+    w = cr.tensor([1.0, 2.0], requires_grad=True)
+
+    def f(x):
+        w.grad = None
+        (x * w).sum().backward()
+
+    program = cr.make_program(f)(cr.ones(2))
+    grads = [eq for eq in program.equations if eq.kind == "grad"]
+    assert len(grads) == 1 and grads[0].params["fresh"]
+    compiled = cr.compile(f)
+    for value in [1.0, 2.0, 3.0, 4.0]:
+        compiled(cr.full((2,), value))
+        assert w.grad.tolist() == [value, value]  # set, not added to the last call's
+
+    optimizer = cr.optim.SGD([w], lr=0.0)
+
+    def g(x):
+        w.grad = None
+        optimizer.step()  # a whole call between: it could read .grad, so the clearing stays
+        (x * w).sum().backward()
+
+    program = cr.make_program(g)(cr.ones(2))
+    assert [eq.params["mode"] for eq in program.equations if eq.kind == "grad"] == ["set", "add"]

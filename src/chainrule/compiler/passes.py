@@ -275,6 +275,29 @@ def own_gradients(program: Program) -> Program:
     return program
 
 
+def deliver_directly(program: Program) -> Program:
+    """Where a step clears a leaf's ``.grad`` (``zero_grad``, ``p.grad = None``) and later
+    delivers its gradient, with nothing in between that could look (a whole call, another
+    equation on that ``.grad``), drop the clearing and let the delivery set ``.grad`` at once:
+    the same result, two fewer calls per parameter."""
+    kept: list[Equation] = []
+    cleared: dict[int, int] = {}  # id(leaf) -> position in ``kept`` of its clearing
+    for eq in program.equations:
+        if eq.kind == "call":
+            cleared.clear()
+        elif eq.kind == "grad":
+            leaf = eq.params["leaf"]
+            key = leaf if type(leaf) is int else id(leaf)
+            at = cleared.pop(key, None)
+            if eq.params["mode"] == "set" and not eq.ins:
+                cleared[key] = len(kept)
+            elif at is not None and eq.params["mode"] == "add":
+                kept[at] = None  # the clearing goes; this delivery sets .grad
+                eq.params["fresh"] = True
+        kept.append(eq)
+    return _replaced(program, [eq for eq in kept if eq is not None], {})
+
+
 def _plannable(eq: Equation) -> bool:
     out = eq.outs[0] if eq.outs else None
     return (
@@ -297,6 +320,7 @@ PASSES: tuple[Callable[[Program], Program], ...] = (
     eliminate_common_subexpressions,
     eliminate_dead_code,
     own_gradients,
+    deliver_directly,
     plan_memory,
 )
 
@@ -309,6 +333,7 @@ def optimize(program: Program) -> Program:
 
 
 __all__ = [
-    "EFFECTS", "PASSES", "eliminate_common_subexpressions", "eliminate_dead_code", "evaluate",
-    "fold_constants", "mutated", "optimize", "own_gradients", "plan_memory", "simplify",
+    "EFFECTS", "PASSES", "deliver_directly", "eliminate_common_subexpressions",
+    "eliminate_dead_code", "evaluate", "fold_constants", "mutated", "optimize",
+    "own_gradients", "plan_memory", "simplify",
 ]  # fmt: skip

@@ -214,7 +214,8 @@ class Program:
 
     def _generate(self) -> tuple[str, dict]:
         bound: dict[str, Any] = {
-            "Tensor": Tensor, "asarray": np.asarray, "copyto": np.copyto, "promoted": _promoted,
+            "Tensor": Tensor, "array": np.array, "asarray": np.asarray, "copyto": np.copyto,
+            "promoted": _promoted,
             "accumulate_grad": accumulate_grad,
         }  # fmt: skip
         counter = [0]
@@ -307,7 +308,13 @@ class Program:
                     target = f"S_{label}"  # the state tensor the replay reads
                 else:
                     target = bind(leaf, "leaf")
-                if eq.params["mode"] == "add":
+                if eq.params["mode"] == "add" and eq.params.get("fresh"):
+                    # .grad was just cleared: set it (a copy unless the program owns the array)
+                    out = eq.outs[0].name
+                    value = args[0] if eq.params["owned"] else f"array({args[0]})"
+                    lines.append(f"    {out} = {value}")
+                    lines.append(f"    {target}._grad = Tensor._make({out})")
+                elif eq.params["mode"] == "add":
                     owned = eq.params["owned"]
                     out = eq.outs[0].name
                     lines.append(f"    {out} = accumulate_grad({target}, {args[0]}, {owned})")
