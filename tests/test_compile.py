@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
+from chainrule.apps.demos import training_step
 from chainrule.compiler import passes
 from chainrule.compiler.compiled import CACHE_SIZE
 from chainrule.nn import functional as F
@@ -29,15 +30,7 @@ def _batches(n: int, dtype=np.float32, seed: int = 0):
     ]
 
 
-def _training_step(model, optimizer):
-    def step(x, y):
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        return loss.detach()
-
-    return step
+_training_step = training_step  # the demos' step: zero_grad, cross-entropy, backward, step
 
 
 @pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW", "RMSprop"])

@@ -459,24 +459,24 @@ def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
+def _reader(tracer: Tracer, var: Var) -> str:
+    """The name of the first equation that reads ``var`` (for messages)."""
+    return next((eq.name for eq in tracer.equations if var in eq.inputs()), "an op")
+
+
 def _unstable(tracer: Tracer, var: Var) -> str:
-    reader = next(
-        (eq.name for eq in tracer.equations if any(v is var for v in eq.inputs())), "an op"
-    )
     return (
-        f"the values of a tensor that {reader} reads differ between two calls, and the record "
-        "does not say how they were made (NumPy work on .data, or a tensor made from Python "
-        "values that change)"
+        f"the values of a tensor that {_reader(tracer, var)} reads differ between two calls, "
+        "and the record does not say how they were made (NumPy work on .data, or a tensor "
+        "made from Python values that change)"
     )
 
 
 def _after_data(tracer: Tracer, var: Var) -> str:
-    reader = next(
-        (eq.name for eq in tracer.equations if any(v is var for v in eq.inputs())), "an op"
-    )
     return (
-        f"{reader} reads an array made after the function read a tensor's .data, perhaps "
-        "from it in NumPy, which the record cannot follow; compute it with tensor ops"
+        f"{_reader(tracer, var)} reads an array made after the function read a tensor's "
+        ".data, perhaps from it in NumPy, which the record cannot follow; compute it with "
+        "tensor ops"
     )
 
 
