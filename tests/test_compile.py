@@ -365,3 +365,16 @@ def test_a_cleared_grad_is_set_directly_when_nothing_can_look_in_between():
 
     program = cr.make_program(g)(cr.ones(2))
     assert [eq.params["mode"] for eq in program.equations if eq.kind == "grad"] == ["set", "add"]
+
+
+def test_simplify_drops_exact_identities_only():
+    def f(x):
+        return (x * 1) ** 1 + (x + 0) * 1.5
+
+    program = _program(f, cr.tensor([-0.0, 2.0], dtype=cr.float64))
+    names = [eq.name for eq in passes.simplify(program).equations]
+    assert names == ["add", "mul", "add"]  # x + 0 stays: -0.0 + 0 is +0.0
+    compiled = cr.compile(f)
+    for _ in range(3):
+        out = compiled(cr.tensor([-0.0, 2.0], dtype=cr.float64))
+    assert np.array_equal(out.data, f(cr.tensor([-0.0, 2.0], dtype=cr.float64)).data)
