@@ -78,11 +78,28 @@ def test_programs_probing_for_features_see_them_absent(tmp_path, capsys):
     script = _script(tmp_path, """
         import torch
         print(hasattr(torch, "no_such_name"), torch.cuda.is_available(),
-              torch.backends.mps.is_available(), torch.compile(abs) is abs)
+              torch.backends.mps.is_available())
         torch.backends.cudnn.benchmark = True
     """)  # fmt: skip
     assert main(["run", script]) == 0
-    assert capsys.readouterr().out.strip() == "False False False True"
+    assert capsys.readouterr().out.strip() == "False False False"
+
+
+def test_torch_compile_in_a_program_is_chainrule_compile(tmp_path, capsys):
+    script = _script(tmp_path, """
+        import torch
+        model = torch.compile(torch.nn.Linear(2, 1))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.ones(4, 2), torch.zeros(4, 1)
+        for _ in range(4):
+            optimizer.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+        print(type(model).__name__, model.stats["replayed"])
+    """)  # fmt: skip
+    assert main(["run", script]) == 0
+    assert capsys.readouterr().out.strip() == "CompiledFunction 2"
 
 
 def test_count_ops_and_draw_see_inside_the_run(tmp_path, capsys):

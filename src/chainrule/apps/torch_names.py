@@ -25,13 +25,6 @@ class MissingName(AttributeError):
         self.torch_name = name
 
 
-def _identity_compile(model=None, **options):
-    """``torch.compile``: the function or module unchanged (chainrule runs it eagerly)."""
-    if model is None:  # used as @torch.compile(...) with options
-        return lambda fn: fn
-    return model
-
-
 def _false(*args, **kwargs) -> bool:
     return False
 
@@ -50,7 +43,7 @@ class _Settings(types.SimpleNamespace):
 
 #: Extra names per alias module, beyond its chainrule module's attributes.
 _EXTRAS: dict[str, dict[str, Any]] = {
-    "torch": {"compile": _identity_compile, "Size": tuple},
+    "torch": {"Size": tuple},  # torch.compile is chainrule.compile
     "torch.cuda": {
         "is_available": _false,
         "device_count": _zero,

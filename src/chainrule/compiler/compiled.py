@@ -212,6 +212,13 @@ class CompiledFunction:
     def _warn(self, reason: str) -> None:
         warnings.warn(f"compile({self.name}): {reason}; this signature runs eagerly", stacklevel=4)
 
+    def __getattr__(self, name: str):
+        """What the compiled module has (``parameters()``, ``state_dict()``, ``eval()``...),
+        as ``torch.compile``'s wrapper forwards them."""
+        if name.startswith("__") or name in ("fn", "_entries"):
+            raise AttributeError(name)
+        return getattr(self.fn, name)
+
     def __get__(self, obj, objtype=None):
         """Bound to an instance when used as a method decorator."""
         return self if obj is None else functools.partial(self, obj)
