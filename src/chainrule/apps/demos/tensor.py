@@ -54,6 +54,14 @@ def training_step(
     return step
 
 
+def _check_compile(compile: bool, distributed: bool) -> None:
+    if compile and distributed:
+        raise ValueError(
+            "fit: compile and distributed do not go together: DistributedDataParallel "
+            "averages gradients in hooks, which the compiler does not record"
+        )
+
+
 def fit(
     model: Module,
     train_set: TensorDataset,
@@ -80,11 +88,7 @@ def fit(
     With ``compile`` the step runs through `chainrule.compile` (its ``stats`` count the calls
     traced, replayed and run eagerly); the losses and weights equal those of eager steps.
     """
-    if compile and distributed:
-        raise ValueError(
-            "fit: compile and distributed do not go together: DistributedDataParallel "
-            "averages gradients in hooks, which the compiler does not record"
-        )
+    _check_compile(compile, distributed)
     sampler, network = None, model
     if distributed:
         world = dist.world_size()
@@ -161,6 +165,7 @@ def train_2d(
     """Train ``model`` on all of a 2-D data set at once, one Adam step per epoch; report,
     plot and save on rank 0. Returns model, losses, (training) accuracy, seconds, data, and
     the ``compiled`` step (None unless ``compile``)."""
+    _check_compile(compile, distributed)  # before join() starts MPI
     rank, world = join(distributed)
     if rank != 0:
         log, plot, save = None, None, None
