@@ -378,3 +378,17 @@ def test_simplify_drops_exact_identities_only():
     for _ in range(3):
         out = compiled(cr.tensor([-0.0, 2.0], dtype=cr.float64))
     assert np.array_equal(out.data, f(cr.tensor([-0.0, 2.0], dtype=cr.float64)).data)
+
+
+def test_an_argument_object_is_told_apart_from_one_made_later_in_its_place():
+    def f(x, model):
+        return model(x)
+
+    compiled = cr.compile(f)
+    x = cr.ones(1, 2)
+    with cr.no_grad():
+        for seed in range(4):  # each model is freed before the next is made
+            model = _mlp(seed)
+            for _ in range(3):
+                assert np.array_equal(compiled(x, model).data, model(x).data)
+            del model

@@ -240,7 +240,9 @@ def _signature(value: Any, tensors: list[Tensor]) -> Any:
         return (type(value).__name__, value)
     if isinstance(value, np.ndarray):
         raise TypeError("a NumPy array argument")  # its values would be baked in: eager
-    return ("object", id(value))
+    # The object itself, not its id: the key keeps it alive, so a new object cannot take an
+    # old one's id and its record (a model passed as an argument).
+    return ("object", value)
 
 
 def _output_spec(result: Any, tracer: Tracer) -> Any:
