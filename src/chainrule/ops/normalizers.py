@@ -59,6 +59,14 @@ def _standardize(x, dims: tuple, eps: float):
     return centered
 
 
+def _standardize_ops(x, dims: tuple, eps: float):
+    """`_standardize` written with ops, as `_projected` computes its parts: a compiled step
+    records these, so that the backward's mean and variance are the forward's."""
+    n = math.prod(x.shape[d] for d in dims)
+    centered = x - xp.sum(x, dims, True) / n
+    return centered / xp.sqrt(xp.sum(centered * centered, dims, True) / n + eps)
+
+
 def _projected(v, x, dims: tuple, eps: float):
     """rstd * (v - mean(v) - out * mean(v * out)): the Jacobian (symmetric) applied to v, with
     out and rstd = 1 / sqrt(var(x) + eps) recomputed from x."""
@@ -73,6 +81,7 @@ standardize_row = Op(
     "standardize", _standardize,
     vjp=(lambda g, x, dims, eps: _projected(g, x, dims, eps),),
     jvp=(lambda dx, x, dims, eps: _projected(dx, x, dims, eps),),
+    decomposition=_standardize_ops,
     kind="reduction",
     # dims count from the end, so a batch dim in front changes nothing.
     batch=lambda op, values, batched, params: op(values[0], **params),

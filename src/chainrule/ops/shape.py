@@ -107,7 +107,7 @@ def _batch_join(op: Op, values, batched, params):
 
 
 # fmt: off
-reshape_row = Op("reshape", lambda x, shape: np.reshape(x, shape),
+reshape_row = Op("reshape", lambda x, shape: np.asarray(x).reshape(shape),  # np.reshape's
                  vjp=(lambda g, x_shape: xp.reshape(g, x_shape),), jvp=LINEAR, view=True,
                  kind="shape", batch=_batch_reshape,
                  doc="x's elements in a new shape; a view when NumPy can make one.")

@@ -39,7 +39,9 @@ def _moments(x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> tuple:
     exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
     _lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * (g * g)
+    square = g * g
+    square *= 1 - beta2  # (1 - beta2) * g², in the array already made
+    exp_avg_sq += square
     return state["step"], exp_avg, exp_avg_sq
 
 
@@ -108,10 +110,15 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             max_exp_avg_sq = state["max_exp_avg_sq"].data
             np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-            denom = np.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
-        else:
-            denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
-        x -= step_size * (exp_avg / denom)
+            exp_avg_sq = max_exp_avg_sq
+        # sqrt(v) / bias_correction2_sqrt + eps, then step_size * m / that: each step in the
+        # array the first one made (the same arithmetic, one array instead of five)
+        update = np.sqrt(exp_avg_sq)
+        update /= bias_correction2_sqrt
+        update += eps
+        np.divide(exp_avg, update, out=update)
+        update *= step_size
+        x -= update
 
 
 class AdamW(Adam):

@@ -26,7 +26,9 @@ from ..nn.grads import zero_grads
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
     """start += weight * (end - start), in place, rounded as PyTorch's lerp_ kernel does."""
     if weight < 0.5:
-        start += weight * (end - start)
+        step = end - start
+        step *= weight
+        start += step
     else:
         start[...] = end - (end - start) * (1 - weight)
 
