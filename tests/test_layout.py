@@ -25,7 +25,7 @@ ORDER = [
     "compiler",
     "creation", "random", "xp",
     "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan", "ops.sorting",
-    "ops.indexing",
+    "ops.indexing", "ops.selecting",
     "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
     "ops.products", "ops.decompositions", "ops.factorizations", "ops.spectral",
     "ops.transcendental",

@@ -513,8 +513,7 @@ def make_program(fn: Callable, *, optimized: bool = True) -> Callable[..., Progr
         tracer = Tracer(tensors, fullgraph=True)
         with tracer:
             result = fn(*args, **kwargs)
-        outputs: list[Var] = []
-        _spec_vars(_output_spec_for_display(result, tracer), outputs)
+        outputs = _result_vars(result, tracer)
         labels = _labels(tracer.modules)
         states, consts = [], []
         for var, tensor, snap in tracer.free:
@@ -534,13 +533,14 @@ def make_program(fn: Callable, *, optimized: bool = True) -> Callable[..., Progr
     return run
 
 
-def _output_spec_for_display(result: Any, tracer: Tracer) -> Any:
+def _result_vars(result: Any, tracer: Tracer) -> list[Var]:
+    """The computed arrays among a call's result tensors: `make_program`'s outputs."""
     if isinstance(result, Tensor):
         var = tracer.vars.get(id(result.data))
-        return ("var", var) if var is not None and var.kind == "temp" else ("literal", None)
+        return [var] if var is not None and var.kind == "temp" else []
     if type(result) in (tuple, list):
-        return ("tuple", tuple(_output_spec_for_display(r, tracer) for r in result))
-    return ("literal", None)
+        return [v for r in result for v in _result_vars(r, tracer)]
+    return []
 
 
 def compile(

@@ -24,6 +24,7 @@ from . import (
     reduce,
     scan,
     scattering,
+    selecting,
     shape,
     sorting,
     spectral,
@@ -55,6 +56,7 @@ from .products import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .scattering import *  # noqa: F403
+from .selecting import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .spectral import *  # noqa: F403
@@ -66,8 +68,8 @@ from .windows import *  # noqa: F403
 
 __all__ = [
     *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
-    *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__, *scan.__all__,
-    *sorting.__all__, *scattering.__all__, *decompositions.__all__,
+    *selecting.__all__, *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__,
+    *scan.__all__, *sorting.__all__, *scattering.__all__, *decompositions.__all__,
     *strided.__all__, *joining.__all__, *products.__all__,
     *transcendental.__all__, *statistics.__all__, *arranging.__all__, *factorizations.__all__,
     *spectral.__all__, *normalizers.__all__,
@@ -89,6 +91,7 @@ REGISTRY: dict[str, Op] = {
         shape,
         padding,
         indexing,
+        selecting,
         scattering,
         strided,
         linalg,

@@ -23,10 +23,7 @@ from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
 from .dims import check_dim
 
-__all__ = [
-    "argwhere", "gather", "index_select", "masked_select", "narrow", "nonzero",
-    "repeat_interleave", "select", "take_along_dim", "unbind",
-]  # fmt: skip
+__all__ = ["gather", "index_select", "narrow", "select", "take_along_dim", "unbind"]
 
 
 def _view(x, index: tuple):
@@ -167,10 +164,6 @@ copy_slices_row = Op("copy_slices", lambda base, value, steps: _copy_slices(base
                      doc="A copy of base with value written into the view that steps make.",
                      vjp=(lambda g, steps: g * _outside(g.shape, steps),
                           lambda g, steps: replay(g, steps)))
-# The positions of the non-zero elements: how many there are depends on the values.
-nonzero_row = Op("nonzero", np.argwhere, vjp=None, kind="indexing",
-                 batch=Loops("each example has its own number of non-zero elements"),
-                 doc="The (n, ndim) int64 positions of x's n non-zero elements, row-major.")
 # fmt: on
 
 
@@ -528,93 +521,3 @@ def _take_index(shape: tuple, dim: int | None, indices) -> tuple:
     check_in_range(indices, shape[dim], dim, "take_along_dim")
     indices = np.broadcast_to(indices, grown(indices.shape[dim]))
     return grown(shape[dim]), along(indices, dim)
-
-
-def masked_select(input, mask):
-    """The elements of ``input`` where the bool ``mask`` holds (the two broadcast against each
-    other), as a 1-D copy in row-major order.
-
-    >>> import chainrule as cr
-    >>> x = cr.tensor([[1, -2], [-3, 4]])
-    >>> x.masked_select(x > 0)
-    tensor([1, 4])
-    """
-    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
-    if mask.dtype != bool:
-        raise DTypeError(f"masked_select: mask must be a bool tensor, got {fmt_dtype(mask.dtype)}")
-    shape = np.shape(input)
-    try:
-        common = np.broadcast_shapes(shape, mask.shape)
-    except ValueError:
-        raise ShapeError(
-            f"masked_select: mask of shape {fmt_shape(mask.shape)} does not broadcast with "
-            f"input of shape {fmt_shape(shape)}"
-        ) from None
-    common = common or (1,)  # two 0-d tensors: at most one element
-    if len(shape) < len(common):
-        shape = (1,) * (len(common) - len(shape)) + shape
-        input = input.reshape(shape)
-    # Positions in the broadcast shape, mapped back into input (size-1 dims read entry 0).
-    where = np.nonzero(np.broadcast_to(mask, common))
-    return index_row(input, index=tuple(p if n != 1 else p * 0 for p, n in zip(where, shape)))
-
-
-def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_size=None):
-    """Each element (each slice along ``dim``) repeated ``repeats`` times in place: an int, or
-    a tensor of one count per element; with dim None, of the flattened input. Given only a
-    tensor of counts, the positions 0, 1, ... each repeated that many times.
-
-    >>> import chainrule as cr
-    >>> cr.tensor([1, 2]).repeat_interleave(2), cr.repeat_interleave(cr.tensor([2, 1]))
-    (tensor([1, 1, 2, 2]), tensor([0, 0, 1]))
-    """
-    if repeats is None:  # repeat_interleave(counts)
-        counts = index_array(input, "repeat_interleave", ndim=1)
-        if counts.size and counts.min() < 0:
-            raise ShapeError(f"repeat_interleave: repeats must be non-negative, got {counts}")
-        return Tensor._make(np.repeat(np.arange(len(counts)), counts))
-    if dim is None:
-        input, dim = input.reshape(-1), 0
-    shape = np.shape(input)
-    dim = check_dim(dim, len(shape), "repeat_interleave")
-    n = shape[dim] if shape else 1
-    counts = index_array(repeats, "repeat_interleave")
-    if counts.ndim > 1 or counts.size not in (1, n) or (counts.size and counts.min() < 0):
-        raise ShapeError(
-            f"repeat_interleave: repeats must be a non-negative int or one count per element "
-            f"({n} along dim {dim}), got shape {fmt_shape(counts.shape)}"
-        )
-    positions = np.repeat(np.arange(n), counts.reshape(-1))
-    if output_size is not None and output_size != len(positions):
-        raise ShapeError(
-            f"repeat_interleave: output_size {output_size} != {len(positions)} repeated elements"
-        )
-    return index_row(input, index=(slice(None),) * dim + (positions,))
-
-
-def nonzero(input, *, as_tuple: bool = False):
-    """The positions of the non-zero elements: an (n, ndim) int64 tensor, or with as_tuple a
-    tuple of ndim 1-D tensors (one per dim, as NumPy's nonzero; a 0-d input counts as 1-d).
-
-    >>> import chainrule as cr
-    >>> cr.tensor([[1, 0], [0, 2]]).nonzero()
-    tensor([[0, 0],
-            [1, 1]])
-    """
-    out = nonzero_row(input)
-    if not as_tuple:
-        return out
-    if out.shape[1] == 0:  # a 0-d input: one position per non-zero element, as in PyTorch
-        return (Tensor._make(np.zeros(out.shape[0], np.int64)),)
-    return tuple(Tensor._make(np.ascontiguousarray(out.data[:, d])) for d in range(out.shape[1]))
-
-
-def argwhere(input):
-    """The (n, ndim) int64 positions of the non-zero elements (`nonzero`).
-
-    >>> import chainrule as cr
-    >>> cr.argwhere(cr.tensor([0, 3, 5]))
-    tensor([[1],
-            [2]])
-    """
-    return nonzero_row(input)

@@ -2,9 +2,10 @@
 copy of x at positions along a dim), and what is composed of them and of `where`: the
 index_* writes, index_put with accumulate, masked_fill and masked_scatter.
 
-Reading by index (gather, index_select, masked_select) is in `chainrule.ops.indexing`. Every
-op here returns a new tensor; the in-place forms (``x.scatter_(...)``) are Tensor methods
-that write the result back through `chainrule.inplace`.
+Reading by index (gather, index_select) is in `chainrule.ops.indexing`, by mask in
+`chainrule.ops.selecting`. Every op here returns a new tensor; the in-place forms
+(``x.scatter_(...)``) are Tensor methods that write the result back through
+`chainrule.inplace`.
 """
 
 from __future__ import annotations
