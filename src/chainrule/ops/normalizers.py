@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .. import xp
+from .. import kernels, xp
 from ..op import Op
 from .reduce import _logsumexp, _one_dim, batch_reduction
 
@@ -26,12 +26,12 @@ __all__ = ["log_softmax", "softmax"]
 
 
 def _softmax(x, dim):
-    e = np.asarray(x - np.amax(x, axis=dim, keepdims=True))  # the largest exponent is 0
+    e = np.asarray(x - kernels.max_reduce(x, dim, keepdims=True))  # the largest exponent is 0
     if e.dtype.kind == "f":
         np.exp(e, out=e)  # in place: e is this function's own array
     else:
         e = np.exp(e)  # integers: a float result
-    e /= np.sum(e, axis=dim, keepdims=True)
+    e /= kernels.add_reduce(e, dim, keepdims=True)
     return e
 
 
@@ -50,9 +50,15 @@ log_softmax_row = Op(
 # fmt: on
 
 
+def _mean(x, dims: tuple):
+    if x.dtype.char == "e":  # float16: np.mean sums it in float32
+        return np.mean(x, axis=dims, keepdims=True)
+    return kernels.add_reduce(x, dims, keepdims=True) / math.prod(x.shape[d] for d in dims)
+
+
 def _standardize(x, dims: tuple, eps: float):
-    centered = x - x.mean(axis=dims, keepdims=True)
-    var = np.mean(centered * centered, axis=dims, keepdims=True)
+    centered = x - _mean(x, dims)
+    var = _mean(centered * centered, dims)
     var += eps
     np.sqrt(var, out=var)
     centered /= var

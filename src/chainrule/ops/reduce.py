@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import xp
+from .. import kernels, xp
 from .._tensor import Tensor
 from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_shape
@@ -233,7 +233,7 @@ def _mean(x, dim, keepdim):
     if x.dtype.char == "e":  # float16: np.mean sums it in float32
         return np.mean(x, axis=dim, keepdims=keepdim)
     # np.mean's arithmetic without its Python wrapper, which costs more than a small sum.
-    return np.add.reduce(x, axis=dim, keepdims=keepdim) / _count(x.shape, dim)
+    return kernels.add_reduce(x, dim, keepdim) / _count(x.shape, dim)
 
 
 def _var(x, dim, keepdim, correction):
@@ -245,10 +245,10 @@ def _var(x, dim, keepdim, correction):
 def _logsumexp(x, dim, keepdim):
     # Shifting by the maximum keeps exp from overflowing; a slice whose maximum is not
     # finite (all -inf, or +inf) is shifted by 0 so that no inf - inf appears.
-    shift = np.amax(x, axis=dim, keepdims=True)
+    shift = kernels.max_reduce(x, dim, keepdims=True)
     shift = np.where(np.isfinite(shift), shift, 0)
     with np.errstate(divide="ignore"):  # log(0) = -inf for an all -inf slice
-        out = np.log(np.sum(np.exp(x - shift), axis=dim, keepdims=True)) + shift
+        out = np.log(kernels.add_reduce(np.exp(x - shift), dim, keepdims=True)) + shift
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
@@ -267,7 +267,7 @@ def _norm(x, p, dim, keepdim):
 
 # fmt: off
 sum_row = Op(
-    "sum", lambda x, dim, keepdim: np.add.reduce(x, axis=dim, keepdims=keepdim),  # np.sum's
+    "sum", lambda x, dim, keepdim: kernels.add_reduce(x, dim, keepdim),  # np.sum's
     vjp=(lambda g, x_shape, dim, keepdim: expand_back(g, x_shape, dim, keepdim),),
     jvp=LINEAR, kind="reduction", batch=batch_reduction, doc="The sum over dim.")
 mean_row = Op(

@@ -1,0 +1,117 @@
+"""Array kernels for the few NumPy calls that are slow on a training step's shapes, each
+written once and used by the op rows: sums and maxima over short rows, and adding rows at
+repeated indices.
+
+NumPy reduces the last axis of a C-ordered array row by row, with a fixed cost of tens of
+nanoseconds before each row's first addition. A layer norm over 64 features of 512 tokens is
+512 such rows, and the per-row cost is most of the time. Summing rows is multiplying by a
+vector of ones, which BLAS does in one call at the speed of memory; summing the leading axes
+(a bias gradient over the batch) is the same product from the other side. The sums are the
+same numbers added in another order: float rounding may differ in the last bit, as it does
+between NumPy and PyTorch. BLAS starts each sum at +0.0, so a sum of -0.0s is +0.0, as in
+PyTorch.
+
+Maxima have no BLAS form. Over short rows, the maximum of a transposed copy, taken across rows
+(NumPy's vectorized outer reduction), is exact and several times faster than row by row.
+
+``np.add.at`` adds one row at a time through a generic index loop; sorting the indices and
+adding each run of equal ones with ``np.add.reduceat`` gives the same sums several times
+faster (an embedding's backward).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+__all__ = ["add_at_rows", "add_reduce", "max_reduce"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+#: Arrays with fewer elements go to NumPy as they are: the checks would cost more than NumPy.
+SMALLEST = 1024
+#: Rows up to this long are summed by BLAS; longer ones NumPy sums fast (and pairwise).
+LONGEST_SUMMED_ROW = 4096
+#: Rows up to this long take their maximum through a transposed copy; NumPy is faster beyond.
+LONGEST_MAX_ROW = 64
+
+
+@functools.lru_cache(maxsize=64)
+def _ones(n: int, dtype: np.dtype) -> np.ndarray:
+    ones = np.ones(n, dtype)
+    ones.flags.writeable = False  # shared by every later call
+    return ones
+
+
+def _axes(ndim: int, axis) -> tuple[int, ...] | None:
+    """``axis`` as sorted non-negative ints; None for all axes or an axis out of range (NumPy
+    then decides, and raises its own error)."""
+    if axis is None:
+        return None
+    axes = (axis,) if type(axis) is int else tuple(axis)
+    if not all(type(a) is int and -ndim <= a < ndim for a in axes):
+        return None
+    return tuple(sorted(a % ndim for a in axes))
+
+
+def _fast(x) -> bool:
+    return (
+        type(x) is np.ndarray
+        and x.dtype in _FLOATS
+        and x.size >= SMALLEST
+        and x.flags.c_contiguous
+    )  # fmt: skip
+
+
+def _kept(out: np.ndarray, shape: tuple, axes: tuple, keepdims: bool) -> np.ndarray:
+    if keepdims:
+        return out.reshape([1 if d in axes else n for d, n in enumerate(shape)])
+    return out.reshape([n for d, n in enumerate(shape) if d not in axes])
+
+
+def add_reduce(x, axis, keepdims: bool = False):
+    """``np.add.reduce(x, axis=axis, keepdims=keepdims)``: through one BLAS product with a
+    vector of ones when ``axis`` is a run of trailing axes (rows up to `LONGEST_SUMMED_ROW`)
+    or of leading axes of a C-ordered float32 or float64 array."""
+    if _fast(x):
+        axes = _axes(x.ndim, axis)
+        if axes and len(axes) < x.ndim:
+            k = len(axes)
+            if axes[0] == x.ndim - k and axes[-1] == x.ndim - 1:
+                n = math.prod(x.shape[-k:])
+                if n <= LONGEST_SUMMED_ROW:
+                    out = np.matmul(x.reshape(-1, n), _ones(n, x.dtype))
+                    return _kept(out, x.shape, axes, keepdims)
+            elif axes[-1] == k - 1:
+                m = math.prod(x.shape[:k])
+                out = np.matmul(_ones(m, x.dtype), x.reshape(m, -1))
+                return _kept(out, x.shape, axes, keepdims)
+    return np.add.reduce(x, axis=axis, keepdims=keepdims)
+
+
+def max_reduce(x, axis, keepdims: bool = False):
+    """``np.maximum.reduce(x, axis=axis, keepdims=keepdims)``, exactly; over the last axis of
+    a C-ordered float array with short rows (up to `LONGEST_MAX_ROW`) it reduces a transposed
+    copy across rows instead."""
+    if _fast(x) and x.shape[-1] <= LONGEST_MAX_ROW and _axes(x.ndim, axis) == (x.ndim - 1,):
+        n = x.shape[-1]
+        out = np.maximum.reduce(np.ascontiguousarray(x.reshape(-1, n).T), axis=0)
+        return _kept(out, x.shape, (x.ndim - 1,), keepdims)
+    return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
+
+
+def add_at_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """``np.add.at(out, (index,), values)`` for a C-ordered ``out``, an integer ``index`` into
+    its first axis and ``values`` of shape ``index.shape + out.shape[1:]``: repeated indices
+    accumulate."""
+    rows = index.ravel()
+    if rows.size == 0:
+        return
+    rows = np.where(rows < 0, rows + len(out), rows)  # -1 and len-1 are one row to add into
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    flat = values.reshape(rows.size, -1)[order]
+    out.reshape(len(out), -1)[ordered[starts]] += np.add.reduceat(flat, starts, axis=0)
