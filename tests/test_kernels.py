@@ -77,13 +77,38 @@ def test_max_reduce_is_numpys_maximum_exactly(shape):
         np.testing.assert_array_equal(got, want)  # nan where nan, the same bits elsewhere
 
 
-def test_add_at_rows_adds_repeated_rows_as_add_at():
+def test_add_at_adds_repeated_rows_as_numpy_does():
     rng = np.random.default_rng(1)
-    for rows, index_shape in [(65, (16, 32)), (10, (4096,)), (50, (3,)), (7, (0,))]:
-        index = rng.integers(-rows, rows, index_shape)
-        values = rng.standard_normal(index_shape + (4, 3))
-        got = np.ones((rows, 4, 3))
-        kernels.add_at_rows(got, index, values)
-        want = np.ones((rows, 4, 3))
-        np.add.at(want, (index,), values)
+    cases = [
+        ((65,), (16, 32)),
+        ((10,), (4096,)),
+        ((50,), (3,)),
+        ((7,), (0,)),
+        ((512, 65), (512, 1)),
+    ]
+    for sizes, index_shape in cases:
+        index = tuple(rng.integers(-n, n, index_shape) for n in sizes)
+        values = rng.standard_normal(index_shape + (8, 3))
+        got, want = np.ones(sizes + (8, 3)), np.ones(sizes + (8, 3))
+        kernels.add_at(got, index, values)
+        np.add.at(want, index, values)
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+def test_add_at_leaves_other_indices_and_errors_to_numpy():
+    out = np.zeros((5, 3))
+    kernels.add_at(out, (slice(None), np.array([0, 0, 2])), np.ones((5, 3)))
+    assert out[:, 0].tolist() == [2.0] * 5 and out[:, 2].tolist() == [1.0] * 5
+    kernels.add_at(out, (np.array([1, 1]),), 1.0)  # values broadcast
+    assert out[1].tolist() == [4.0, 2.0, 3.0]
+    wide = np.zeros((5, 4, 16))
+    for bad in (5, -6):  # enough values for the sorted path, one index out of range
+        index = np.zeros(300, np.int64)
+        index[7] = bad
+        with pytest.raises(IndexError):
+            kernels.add_at(wide, (index,), np.ones((300, 4, 16)))
+    second = np.zeros(300, np.int64)
+    second[3] = 4
+    with pytest.raises(IndexError):  # out of range in the second axis: never another row
+        kernels.add_at(wide, (np.zeros(300, np.int64), second), np.ones((300, 16)))
+    assert not wide.any()

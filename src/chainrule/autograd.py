@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import counting
+from . import counting, kernels
 from ._tensor import Tensor
 from .autograd_compat import (
     Variable,
@@ -289,12 +289,12 @@ def sum_to_shape(g, shape: tuple, op: str = "sum_to_shape"):
     if lead < 0:
         return np.broadcast_to(g, shape) if isinstance(g, ARRAY_TYPES) else g.expand(shape)
     if lead and g.shape[lead:] == shape and isinstance(g, ARRAY_TYPES):
-        return np.add.reduce(g, _LEADING_AXES[lead])  # a bias: sum over the leading dims only
+        return kernels.add_reduce(g, _LEADING_AXES[lead])  # a bias: over the leading dims only
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
     )
     if axes and isinstance(g, ARRAY_TYPES):
-        g = np.add.reduce(g, axes, keepdims=True)  # ndarray.sum without its Python wrapper
+        g = kernels.add_reduce(g, axes, keepdims=True)  # ndarray.sum without its Python wrapper
     elif axes:
         g = g.sum(axes, True)
     if lead:
@@ -314,8 +314,10 @@ def _count_backward(node: Node, in_grads: list) -> None:
     if op is not None and callable(op.flops) and node.saved:
         saved = node.saved
         shapes = [np.shape(saved.get(name, ())) for name in op.inputs]
-        # A node saves every op parameter, and inputs, their shapes and out by their names.
+        # A node saves every op parameter, and inputs, their shapes, out and residuals by
+        # their names.
         named = {*op.inputs, *(f"{name}_shape" for name in op.inputs), "out"}
+        named.update(node.plan.residuals)
         params = {key: value for key, value in saved.items() if key not in named}
         flops = op.flops(*shapes, **params) * edges  # one product of the same size per input
     counting.active.record_backward(node.name, edges, flops)

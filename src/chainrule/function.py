@@ -80,8 +80,12 @@ def apply_op(op: Op, *args, **params) -> Tensor:
     # The forward, with NumPy's failures turned into errors that name the op.
     if op.check is not None:
         op.check(*arrays, **params)
+    residuals = None
     try:
-        out = op.forward(*arrays, **params) if params else op.forward(*arrays)
+        if op.forward_saving is not None and needs_grad and state.grad_enabled:
+            out, residuals = op.forward_saving(*arrays, **params)  # kept for the backward
+        else:
+            out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except (ValueError, IndexError, TypeError) as exc:
         raise _explain(op, arrays, exc) from None
     if type(out) is not _ndarray and not isinstance(out, _ndarray):
@@ -133,6 +137,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
             if counter is None:
                 counter = VersionCounter()
             watched += (counter,)
+        for name in plan.residuals:
+            saved[name] = residuals[name]
         node.watched = watched
 
     # The result, as `Tensor._make` would make it.
@@ -260,6 +266,8 @@ class OpNode(Node):
                 env[name] = Tensor._make(env[name])
         if self.plan.out:
             env["out"] = Tensor._make(env["out"], grad_fn=self, output_nr=0)
+        for name in self.plan.residuals:  # computed again with ops, to be differentiated
+            env[name] = self.op.residuals[name](None, env)
         return env
 
     def release(self) -> None:
@@ -404,6 +412,8 @@ def _propagate_tangent(op: Op, args, arrays, params, result: Tensor) -> None:
             env["d" + name] = t
             env[name + "_shape"] = np.shape(a)
         env["out"] = result.data
+        for name, rule in (op.residuals or {}).items():  # no node kept them: computed here
+            env[name] = rule(None, env)
         tangent = op.jvp(env)
     if tangent is not None:
         tangent = np.asarray(tangent)

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-__all__ = ["add_at_rows", "add_reduce", "max_reduce"]
+__all__ = ["add_at", "add_reduce", "max_reduce"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -36,6 +36,10 @@ SMALLEST = 1024
 LONGEST_SUMMED_ROW = 4096
 #: Rows up to this long take their maximum through a transposed copy; NumPy is faster beyond.
 LONGEST_MAX_ROW = 64
+#: `add_at` sorts rows of at least this many elements, when there are this many values in
+#: all; ``np.add.at`` is as fast for fewer or shorter ones.
+SHORTEST_ADDED_ROW = 8
+SMALLEST_ADDED = 4096
 
 
 @functools.lru_cache(maxsize=64)
@@ -102,16 +106,43 @@ def max_reduce(x, axis, keepdims: bool = False):
     return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
 
 
-def add_at_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
-    """``np.add.at(out, (index,), values)`` for a C-ordered ``out``, an integer ``index`` into
-    its first axis and ``values`` of shape ``index.shape + out.shape[1:]``: repeated indices
-    accumulate."""
-    rows = index.ravel()
+def add_at(out: np.ndarray, index: tuple, values) -> None:
+    """``np.add.at(out, index, values)``: repeated indices accumulate. When ``index`` is
+    integer arrays into ``out``'s leading axes (an embedding's backward, a gather's) and
+    ``values`` has their broadcast shape followed by the other axes' sizes, the rows are
+    sorted and each run of equal ones is added with ``np.add.reduceat``."""
+    arrays = [i for i in index if isinstance(i, np.ndarray) and i.dtype.kind in "iu"]
+    k = len(arrays)
+    if (
+        not k
+        or k != len(index)
+        or not out.flags.c_contiguous
+        or math.prod(out.shape[k:]) < SHORTEST_ADDED_ROW
+        or np.size(values) < SMALLEST_ADDED
+    ):
+        np.add.at(out, index, values)  # faster for few or short rows
+        return
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        np.add.at(out, index, values)  # NumPy's own error
+        return
+    if np.shape(values) != arrays[0].shape + out.shape[k:]:
+        np.add.at(out, index, values)
+        return
+    sizes = out.shape[:k]
+    rows = np.zeros(arrays[0].size, np.int64)
+    for i, size in zip(arrays, sizes):
+        i = i.ravel()
+        if i.size and (i.max() >= size or i.min() < -size):
+            np.add.at(out, index, values)  # NumPy's own error
+            return
+        rows *= size
+        rows += np.where(i < 0, i + size, i)  # -1 and size - 1 are one row to add into
     if rows.size == 0:
         return
-    rows = np.where(rows < 0, rows + len(out), rows)  # -1 and len-1 are one row to add into
     order = np.argsort(rows, kind="stable")
     ordered = rows[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    flat = values.reshape(rows.size, -1)[order]
-    out.reshape(len(out), -1)[ordered[starts]] += np.add.reduceat(flat, starts, axis=0)
+    flat = np.reshape(values, (rows.size, -1))[order]
+    out.reshape(math.prod(sizes), -1)[ordered[starts]] += np.add.reduceat(flat, starts, axis=0)

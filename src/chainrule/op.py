@@ -154,16 +154,21 @@ class NodePlan:
     """What a node of one op does when a given set of its inputs needs gradients, worked out
     once per op and set: ``vjps`` (the rule for each input, None for one that gets no
     gradient), the inputs it saves (index, name), the input shapes it saves (index,
-    ``x_shape``), and whether it saves ``out``. ``every_input`` says the saved inputs are
-    all of them, so a node watches its arguments as they came for in-place changes;
-    ``frees`` that the node holds arrays to free once its backward has run."""
+    ``x_shape``), whether it saves ``out``, and the names of the row's residuals it saves.
+    ``every_input`` says the saved inputs are all of them, so a node watches its arguments
+    as they came for in-place changes; ``frees`` that the node holds arrays to free once its
+    backward has run."""
 
-    __slots__ = ("vjps", "inputs", "shapes", "out", "every_input", "frees")
+    __slots__ = ("vjps", "inputs", "shapes", "out", "residuals", "every_input", "frees")
 
-    def __init__(self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool, n: int) -> None:
+    def __init__(
+        self, vjps: tuple, inputs: tuple, shapes: tuple, out: bool, residuals: tuple, n: int
+    ) -> None:
         self.vjps, self.inputs, self.shapes, self.out = vjps, inputs, shapes, out
+        self.residuals = residuals
         self.every_input = len(inputs) == n
-        self.frees = bool(inputs) or out  # arrays to free after backward (shapes are tiny)
+        # arrays to free after backward (shapes are tiny)
+        self.frees = bool(inputs) or out or bool(residuals)
 
     def sources(self, args: tuple) -> tuple:
         """The arguments whose arrays a node saves (to watch for in-place changes), when
@@ -211,6 +216,15 @@ class Op:
       Tensors it records them; the compiler records these instead of the row when they give
       the same array, so that work the backward repeats is found and shared (GELU's backward
       computes erf again).
+    - ``residuals``: values the VJPs ask for by name besides inputs, ``out`` and params, as
+      ``{name: fn}``, each ``fn`` asking by name for inputs and params (as a rule does) and
+      written with `chainrule.xp`; with ``forward_saving(*arrays, **params) -> (out,
+      {name: array})``, the forward that computes them on the way. A node keeps the arrays
+      ``forward_saving`` made, so its backward need not compute them again (GELU's erf,
+      layer norm's mean and deviation); a backward on Tensors (``create_graph=True``, the
+      compiler's record) computes them again from the inputs with ops, so that they are
+      differentiated and recorded. Residuals are the node's own arrays: the output may still
+      be changed in place, as in PyTorch.
 
     Calling an Op runs it on tensors: ``Op.__call__`` is `chainrule.function.apply_op`.
 
@@ -239,11 +253,15 @@ class Op:
         keeps_float64: bool = False,
         writes_out: bool = False,
         decomposition: Callable | None = None,
+        residuals: dict[str, Callable] | None = None,
+        forward_saving: Callable | None = None,
     ) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"Op {name!r}: kind must be one of {KINDS}, got {kind!r}")
         if flops is None and kind == "contraction":
             raise ValueError(f"Op {name!r}: a contraction must give its flops formula")
+        if (residuals is None) != (forward_saving is None):
+            raise ValueError(f"Op {name!r}: residuals and forward_saving go together")
         self.name = name
         self.forward = forward
         n_inputs = len(vjp) if vjp else len(inspect.signature(forward).parameters)
@@ -266,6 +284,10 @@ class Op:
         self.keeps_float64 = keeps_float64
         self.writes_out = writes_out or isinstance(forward, np.ufunc)
         self.decomposition = decomposition
+        self.residuals = (
+            None if residuals is None else {n: _as_rule(fn) for n, fn in residuals.items()}
+        )
+        self.forward_saving = forward_saving
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
         self._plans: dict[int, NodePlan] = {}
 
@@ -276,12 +298,16 @@ class Op:
         if plan is None:
             vjps = tuple(rule if needs_grad >> i & 1 else None for i, rule in enumerate(self.vjp))
             asked = {name for rule in vjps if rule for name in rule.names}
+            residuals = tuple(n for n in self.residuals or () if n in asked)
+            for n in residuals:  # a backward on Tensors computes them again from these
+                asked.update(self.residuals[n].names)
             named = list(enumerate(self.inputs))
             plan = self._plans[needs_grad] = NodePlan(
                 vjps,
                 tuple((i, n) for i, n in named if n in asked),
                 tuple((i, f"{n}_shape") for i, n in named if f"{n}_shape" in asked),
                 "out" in asked,
+                residuals,
                 len(self.inputs),
             )
         return plan

@@ -74,10 +74,13 @@ softplus = elementwise("softplus", lambda x: np.logaddexp(0, x), lambda x: xp.si
 erf = elementwise("erf", xp.erf, lambda x: _TWO_OVER_SQRT_PI * xp.exp(-x * x), method=True,
                   doc="The error function, elementwise (see `chainrule.special.erf`).")
 # A row, not x * 0.5 * (1 + erf(x / sqrt(2))) composed: that would be five nodes saving
-# four arrays; this saves x alone. Its slope is built from rows, so it differentiates again.
+# four arrays; this saves x and Phi(x), which its slope needs (erf is the costly part).
+# Its slope is built from rows, so it differentiates again.
 gelu_row = elementwise("gelu", lambda x, approximate: _gelu(x, approximate),
-                       lambda x, approximate: _gelu_slope(x, approximate),
+                       lambda x, cdf, approximate: _gelu_slope(x, cdf, approximate),
                        decomposition=lambda x, approximate: _gelu(x, approximate),
+                       residuals={"cdf": lambda x, approximate: _gelu_cdf(x, approximate)},
+                       forward_saving=lambda x, approximate: _gelu_saving(x, approximate),
                        doc="x * Phi(x) (``approximate='none'``) or its tanh approximation.")
 abs = elementwise("abs", np.abs, lambda x: xp.sign(x),  # sign(0) = 0: subgradient 0 at 0
                   method=True, doc="|x|; derivative sign(x), so 0 at 0.")
@@ -151,22 +154,32 @@ _SQRT_2_OVER_PI = 0.7978845608028654
 _GELU_CUBIC = 0.044715
 
 
-def _gelu(x, approximate: str):
-    """x * Phi(x), Phi the standard normal CDF; or PyTorch's tanh approximation of it."""
+def _gelu_cdf(x, approximate: str):
+    """Phi(x), the standard normal CDF; or PyTorch's tanh approximation of it."""
     if approximate == "tanh":
-        return 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
-    return 0.5 * x * (1 + xp.erf(x * _SQRT_HALF))
+        return 0.5 * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
+    return 0.5 * (1 + xp.erf(x * _SQRT_HALF))
 
 
-def _gelu_slope(x, approximate: str):
-    """d gelu / dx: Phi(x) + x * phi(x) (phi the normal density), or the tanh form's. Phi is
-    computed again from x, as PyTorch does: the output may be changed in place after the
-    forward."""
+def _gelu(x, approximate: str):
+    """x * Phi(x) (x * 0.5 * (1 + erf(x / sqrt 2)) as PyTorch, halving being exact)."""
+    return x * _gelu_cdf(x, approximate)
+
+
+def _gelu_saving(x, approximate: str):
+    cdf = _gelu_cdf(x, approximate)
+    return x * cdf, {"cdf": cdf}
+
+
+def _gelu_slope(x, cdf, approximate: str):
+    """d gelu / dx: Phi(x) + x * phi(x) (phi the normal density), or the tanh form's. Phi
+    comes from the forward (a residual), not from the output, which may be changed in place
+    after the forward."""
     if approximate == "tanh":
         t = xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x))
         inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * inner_slope
-    return 0.5 * (1 + xp.erf(x * _SQRT_HALF)) + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+        return cdf + 0.5 * x * (1 - t * t) * inner_slope
+    return cdf + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
 def _inside(x, min, max):

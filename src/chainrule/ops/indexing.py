@@ -41,12 +41,7 @@ def _scatter(g, shape: tuple, index: tuple):
 def _scatter_add(g, shape: tuple, index: tuple):
     """Zeros of ``shape`` with g added at an advanced index: repeated indices accumulate."""
     out = np.zeros(shape, g.dtype)
-    rows = index[0] if len(index) == 1 else None
-    one_axis = isinstance(rows, np.ndarray) and rows.dtype.kind in "iu"
-    if one_axis and rows.shape + shape[1:] == g.shape:
-        kernels.add_at_rows(out, rows, g)  # an embedding's backward
-    else:
-        np.add.at(out, index, g)
+    kernels.add_at(out, index, g)
     return out
 
 

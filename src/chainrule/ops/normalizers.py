@@ -8,8 +8,9 @@ out = (x - mean) * rstd over n elements,
 
 so for each row the VJP and the JVP are the same expression, of g and of dx. Composed,
 standardizing is eight rows and their eight backward nodes (mean, var, sub, add, rsqrt,
-mul...); as one row it is one pass forward and one rule backward. Its rules recompute out
-from x, as PyTorch's layer norm does: the output may be changed in place after the forward.
+mul...); as one row it is one pass forward and one rule backward. Its node keeps the mean
+and sqrt(var + eps) the forward computed (residuals, as PyTorch's layer norm keeps mean and
+rstd) and recomputes out from x: the output may be changed in place after the forward.
 """
 
 from __future__ import annotations
@@ -56,38 +57,49 @@ def _mean(x, dims: tuple):
     return kernels.add_reduce(x, dims, keepdims=True) / math.prod(x.shape[d] for d in dims)
 
 
-def _standardize(x, dims: tuple, eps: float):
-    centered = x - _mean(x, dims)
-    var = _mean(centered * centered, dims)
-    var += eps
-    np.sqrt(var, out=var)
-    centered /= var
-    return centered
+def _standardize_saving(x, dims: tuple, eps: float):
+    """(the standardized x, its residuals: the mean and sqrt(var + eps), over dims)."""
+    mean = _mean(x, dims)
+    centered = x - mean
+    std = _mean(centered * centered, dims)
+    std += eps
+    np.sqrt(std, out=std)
+    centered /= std
+    return centered, {"mean": mean, "std": std}
+
+
+def _mean_ops(x, dims: tuple):
+    return xp.sum(x, dims, True) / math.prod(x.shape[d] for d in dims)
+
+
+def _std_ops(x, dims: tuple, eps: float):
+    centered = x - _mean_ops(x, dims)
+    return xp.sqrt(_mean_ops(centered * centered, dims) + eps)
 
 
 def _standardize_ops(x, dims: tuple, eps: float):
-    """`_standardize` written with ops, as `_projected` computes its parts: a compiled step
-    records these, so that the backward's mean and variance are the forward's."""
-    n = math.prod(x.shape[d] for d in dims)
-    centered = x - xp.sum(x, dims, True) / n
-    return centered / xp.sqrt(xp.sum(centered * centered, dims, True) / n + eps)
+    """The forward written with ops, as the residuals are: a compiled step records these, so
+    that the backward's mean and deviation are the forward's."""
+    centered = x - _mean_ops(x, dims)
+    return centered / xp.sqrt(_mean_ops(centered * centered, dims) + eps)
 
 
-def _projected(v, x, dims: tuple, eps: float):
+def _projected(v, x, mean, std, dims: tuple):
     """rstd * (v - mean(v) - out * mean(v * out)): the Jacobian (symmetric) applied to v, with
-    out and rstd = 1 / sqrt(var(x) + eps) recomputed from x."""
+    out = (x - mean) * rstd and rstd = 1 / std from the forward's mean and std."""
     n = math.prod(x.shape[d] for d in dims)
-    centered = x - xp.sum(x, dims, True) / n
-    rstd = 1 / xp.sqrt(xp.sum(centered * centered, dims, True) / n + eps)
-    out = centered * rstd
+    rstd = 1 / std
+    out = (x - mean) * rstd
     return rstd * (v - xp.sum(v, dims, True) / n - out * (xp.sum(v * out, dims, True) / n))
 
 
 standardize_row = Op(
-    "standardize", _standardize,
-    vjp=(lambda g, x, dims, eps: _projected(g, x, dims, eps),),
-    jvp=(lambda dx, x, dims, eps: _projected(dx, x, dims, eps),),
+    "standardize", lambda x, dims, eps: _standardize_saving(x, dims, eps)[0],
+    vjp=(lambda g, x, mean, std, dims: _projected(g, x, mean, std, dims),),
+    jvp=(lambda dx, x, mean, std, dims: _projected(dx, x, mean, std, dims),),
     decomposition=_standardize_ops,
+    residuals={"mean": lambda x, dims: _mean_ops(x, dims), "std": _std_ops},
+    forward_saving=_standardize_saving,
     kind="reduction",
     # dims count from the end, so a batch dim in front changes nothing.
     batch=lambda op, values, batched, params: op(values[0], **params),

@@ -93,6 +93,7 @@ class Adam(Optimizer):
             **switches,
         )
         super().__init__(params, defaults)
+        self._flat_states: dict[int, _FlatState] = {}  # by id(group); see _update_together
 
     def _check_group(self, group: dict[str, Any]) -> None:
         self._check_non_negative(group, "lr", "eps", "weight_decay")
@@ -119,6 +120,114 @@ class Adam(Optimizer):
         np.divide(exp_avg, update, out=update)
         update *= step_size
         x -= update
+
+    def _update_together(self, group: dict) -> bool:
+        # The update above, each line one array operation over the whole group's state laid
+        # end to end, instead of one per parameter: a small model's step is mostly the
+        # cost of each NumPy call, as PyTorch's foreach variant is for its kernels. Same
+        # arithmetic per element, so the same numbers.
+        if group["amsgrad"] or type(self)._update is not Adam._update:
+            return False
+        flat = _FlatState.of(self, group)
+        if flat is None:
+            return False
+        params, state = group["params"], self.state
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        g = np.concatenate([p.grad.data.reshape(-1) for p in params])
+        if group["maximize"]:
+            np.negative(g, out=g)
+        if weight_decay != 0 and group["decoupled_weight_decay"]:
+            for p in params:
+                p.data *= 1 - lr * weight_decay
+        elif weight_decay != 0:
+            g += weight_decay * np.concatenate([p.data.reshape(-1) for p in params])
+        for p in params:
+            state[p]["step"] += 1
+        step = state[params[0]]["step"]
+        exp_avg, exp_avg_sq = flat.exp_avg, flat.exp_avg_sq
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        g *= g
+        g *= 1 - beta2
+        exp_avg_sq += g
+        update = np.sqrt(exp_avg_sq)
+        update /= (1 - beta2**step) ** 0.5
+        update += eps
+        np.divide(exp_avg, update, out=update)
+        update *= lr / (1 - beta1**step)
+        for p, start, stop in zip(params, flat.starts, flat.stops):
+            p.data -= update[start:stop].reshape(p.data.shape)
+        return True
+
+
+class _FlatState:
+    """One Adam group's running means laid end to end: each parameter's ``exp_avg`` and
+    ``exp_avg_sq`` state tensors are views into two arrays, so that `Adam._update_together`
+    updates them all with one operation per line. The state dicts stay as PyTorch's."""
+
+    __slots__ = ("group", "params", "exp_avg", "exp_avg_sq", "starts", "stops")
+
+    @staticmethod
+    def of(optimizer: Adam, group: dict) -> _FlatState | None:
+        """The group's flat state, made (or made again, after `load_state_dict` or anything
+        else replaced the state tensors) when every parameter has a gradient of its dtype,
+        all share one float dtype and one step count; None otherwise."""
+        params = group["params"]
+        if len(params) < 2:
+            return None
+        dtype = params[0].data.dtype
+        if dtype.kind != "f":
+            return None
+        states, steps = optimizer.state, set()
+        for p in params:
+            grad = p.grad
+            if grad is None or p.data.dtype != dtype or grad.data.dtype != dtype:
+                return None
+            steps.add(states[p].get("step", 0) if p in states else 0)
+        if len(steps) != 1:
+            return None
+        cache = optimizer._flat_states
+        flat = cache.get(id(group))
+        if flat is None or not flat.holds(optimizer, group):
+            flat = cache[id(group)] = _FlatState(optimizer, group, dtype)
+        return flat
+
+    def __init__(self, optimizer: Adam, group: dict, dtype: np.dtype) -> None:
+        params = group["params"]
+        self.group, self.params = group, list(params)
+        sizes = [p.data.size for p in params]
+        self.stops = list(np.cumsum(sizes))
+        self.starts = [stop - size for stop, size in zip(self.stops, sizes)]
+        total = self.stops[-1]
+        self.exp_avg, self.exp_avg_sq = np.zeros(total, dtype), np.zeros(total, dtype)
+        for p, start, stop in zip(params, self.starts, self.stops):
+            state = optimizer.state[p]
+            state.setdefault("step", 0)
+            for name, flat in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
+                view = flat[start:stop].reshape(p.data.shape)
+                if name in state:
+                    view[...] = state[name].data  # earlier steps' values (loaded, or per tensor)
+                state[name] = Tensor._make(view)
+
+    def holds(self, optimizer: Adam, group: dict) -> bool:
+        """Whether this is still the group's state: the same group and parameters, and each
+        state tensor still a view into the flat arrays."""
+        params = group["params"]
+        if self.group is not group or len(params) != len(self.params):
+            return False
+        states = optimizer.state
+        for p, q in zip(params, self.params):
+            state = states.get(p) if p is q else None
+            if (
+                state is None
+                or state.get("exp_avg") is None
+                or state["exp_avg"].data.base is not self.exp_avg
+                or state.get("exp_avg_sq") is None
+                or state["exp_avg_sq"].data.base is not self.exp_avg_sq
+            ):
+                return False
+        return True
 
 
 class AdamW(Adam):

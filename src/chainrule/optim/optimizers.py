@@ -146,6 +146,10 @@ class Optimizer:
         step = f"{self._name}.step"
         state = self.state
         for group in self.param_groups:
+            if self._update_together(group):
+                for param in group["params"]:
+                    param._version_counter.bump(step)
+                continue
             for param in group["params"]:
                 if param.grad is None:
                     continue
@@ -156,6 +160,12 @@ class Optimizer:
                 # Changing the array in place is an in-place op: graphs that saved it must know.
                 param._version_counter.bump(step)
         return loss
+
+    def _update_together(self, group: dict) -> bool:
+        """Update every parameter of ``group`` at once, when the optimizer can (Adam and
+        AdamW, where every parameter has a gradient); True if it did. Otherwise `step`
+        calls `_update` per parameter."""
+        return False
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         """Update the parameter array ``x`` in place from its gradient ``g`` (already negated
