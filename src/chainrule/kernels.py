@@ -31,7 +31,10 @@ __all__ = ["add_at", "add_reduce", "max_reduce"]
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 #: Arrays with fewer elements go to NumPy as they are: the checks would cost more than NumPy.
-SMALLEST = 1024
+SMALLEST = 4096
+#: `add_reduce` takes the BLAS product for at least this many row sums (or rows summed, over
+#: leading axes); NumPy is as fast below, each row costing it about 15 ns.
+MANY_SUMS = 256
 #: Rows up to this long are summed by BLAS; longer ones NumPy sums fast (and pairwise).
 LONGEST_SUMMED_ROW = 4096
 #: Rows up to this long take their maximum through a transposed copy; NumPy is faster beyond.
@@ -61,10 +64,11 @@ def _axes(ndim: int, axis) -> tuple[int, ...] | None:
 
 
 def _fast(x) -> bool:
+    # The size first: small arrays, the most common, leave after one test.
     return (
         type(x) is np.ndarray
-        and x.dtype in _FLOATS
         and x.size >= SMALLEST
+        and x.dtype in _FLOATS
         and x.flags.c_contiguous
     )  # fmt: skip
 
@@ -78,20 +82,22 @@ def _kept(out: np.ndarray, shape: tuple, axes: tuple, keepdims: bool) -> np.ndar
 def add_reduce(x, axis, keepdims: bool = False):
     """``np.add.reduce(x, axis=axis, keepdims=keepdims)``: through one BLAS product with a
     vector of ones when ``axis`` is a run of trailing axes (rows up to `LONGEST_SUMMED_ROW`)
-    or of leading axes of a C-ordered float32 or float64 array."""
+    or of leading axes of a C-ordered float32 or float64 array, with at least `MANY_SUMS`
+    sums to make (NumPy's cost grows with their number)."""
     if _fast(x):
         axes = _axes(x.ndim, axis)
         if axes and len(axes) < x.ndim:
             k = len(axes)
             if axes[0] == x.ndim - k and axes[-1] == x.ndim - 1:
                 n = math.prod(x.shape[-k:])
-                if n <= LONGEST_SUMMED_ROW:
+                if n <= LONGEST_SUMMED_ROW and x.size >= n * MANY_SUMS:
                     out = np.matmul(x.reshape(-1, n), _ones(n, x.dtype))
                     return _kept(out, x.shape, axes, keepdims)
             elif axes[-1] == k - 1:
                 m = math.prod(x.shape[:k])
-                out = np.matmul(_ones(m, x.dtype), x.reshape(m, -1))
-                return _kept(out, x.shape, axes, keepdims)
+                if m >= MANY_SUMS:  # NumPy adds the m rows one after another
+                    out = np.matmul(_ones(m, x.dtype), x.reshape(m, -1))
+                    return _kept(out, x.shape, axes, keepdims)
     return np.add.reduce(x, axis=axis, keepdims=keepdims)
 
 
