@@ -64,13 +64,12 @@ def _axes(ndim: int, axis) -> tuple[int, ...] | None:
 
 
 def _fast(x) -> bool:
-    # The size first: small arrays, the most common, leave after one test.
-    return (
-        type(x) is np.ndarray
-        and x.size >= SMALLEST
-        and x.dtype in _FLOATS
-        and x.flags.c_contiguous
-    )  # fmt: skip
+    """Whether ``x`` is a large C-ordered float32 or float64 array (`SMALLEST`)."""
+    return x.dtype in _FLOATS and x.flags.c_contiguous
+
+
+_ndarray = np.ndarray  # module globals: one lookup each, not np's attribute, per call
+_add = np.add.reduce
 
 
 def _kept(out: np.ndarray, shape: tuple, axes: tuple, keepdims: bool) -> np.ndarray:
@@ -84,7 +83,8 @@ def add_reduce(x, axis, keepdims: bool = False):
     vector of ones when ``axis`` is a run of trailing axes (rows up to `LONGEST_SUMMED_ROW`)
     or of leading axes of a C-ordered float32 or float64 array, with at least `MANY_SUMS`
     sums to make (NumPy's cost grows with their number)."""
-    if _fast(x):
+    # Small arrays, the most common, leave after the first two tests.
+    if type(x) is _ndarray and x.size >= SMALLEST and _fast(x):
         axes = _axes(x.ndim, axis)
         if axes and len(axes) < x.ndim:
             k = len(axes)
@@ -98,14 +98,20 @@ def add_reduce(x, axis, keepdims: bool = False):
                 if m >= MANY_SUMS:  # NumPy adds the m rows one after another
                     out = np.matmul(_ones(m, x.dtype), x.reshape(m, -1))
                     return _kept(out, x.shape, axes, keepdims)
-    return np.add.reduce(x, axis=axis, keepdims=keepdims)
+    return _add(x, axis=axis, keepdims=keepdims)
 
 
 def max_reduce(x, axis, keepdims: bool = False):
     """``np.maximum.reduce(x, axis=axis, keepdims=keepdims)``, exactly; over the last axis of
     a C-ordered float array with short rows (up to `LONGEST_MAX_ROW`) it reduces a transposed
     copy across rows instead."""
-    if _fast(x) and x.shape[-1] <= LONGEST_MAX_ROW and _axes(x.ndim, axis) == (x.ndim - 1,):
+    if (
+        type(x) is _ndarray
+        and x.size >= SMALLEST
+        and _fast(x)
+        and x.shape[-1] <= LONGEST_MAX_ROW
+        and _axes(x.ndim, axis) == (x.ndim - 1,)
+    ):
         n = x.shape[-1]
         out = np.maximum.reduce(np.ascontiguousarray(x.reshape(-1, n).T), axis=0)
         return _kept(out, x.shape, (x.ndim - 1,), keepdims)
