@@ -45,6 +45,21 @@ def test_the_gpt_trains_as_on_pytorch(attention, tmp_path, torch):
     assert "generated 20 tokens; parameters 26848" in ours["out"]  # weight tying: counted once
 
 
+def test_the_gpt_under_torch_compile_trains_as_on_pytorch(tmp_path, torch):
+    # nanoGPT's `model = torch.compile(model)`: under chainrule run it is chainrule.compile,
+    # replayed from the third step (a graph break or an eager fallback warns "compile(...",
+    # made an error here); PyTorch runs the program without it (no C++ compiler needed),
+    # and the losses agree as the eager run's do.
+    args = [str(PROGRAMS / "gpt.py"), "--steps", "20"]
+    theirs = _run(tmp_path, [sys.executable, *args])
+    strict = [sys.executable, "-W", "error:compile(", "-m", "chainrule", "run"]
+    ours = _run(tmp_path, [*strict, *args, "--compile"])
+    for i in range(20):
+        key = f"step {i} loss"
+        assert ours[key] == pytest.approx(theirs[key], rel=1e-8, abs=1e-10), key
+    assert "generated 20 tokens; parameters 26848" in ours["out"]
+
+
 def test_the_gpt_with_dropout_reaches_pytorchs_loss_band(tmp_path, torch):
     # Dropout masks come from each library's own random numbers: compare where training ends.
     args = [str(PROGRAMS / "gpt.py"), "--steps", "300", "--dropout", "0.1"]

@@ -133,6 +133,7 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--manual-attention", action="store_true")
+    parser.add_argument("--compile", action="store_true")
     args = parser.parse_args()
 
     torch.set_default_dtype(torch.float64)
@@ -152,6 +153,8 @@ def main():
             if p.dim() >= 2:
                 p.copy_(torch.from_numpy(rng.standard_normal(tuple(p.shape))) * 0.02)
     optimizer = model.configure_optimizers(0.1, 3e-3, (0.9, 0.95))
+    if args.compile:
+        model = torch.compile(model)
 
     last_start = len(data) - block_size - 1
     starts = np.random.default_rng(1).integers(0, last_start, (args.steps, batch_size))
