@@ -1,6 +1,7 @@
 """`python -m benchmarks`: run the workloads, print the table, write it and plot it on request.
 
 Run: python -m benchmarks [--quick] [--only W1,W2] [--out DIR] [--plot] [--blas-threads N]
+     [--profile]
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import machine, report
+from . import machine, profiles, report
 from .suite import Row, check_targets, run_workload
 from .workloads import all_workloads, select
 
@@ -29,6 +30,11 @@ def parser() -> argparse.ArgumentParser:
         "--blas-threads", type=int, default=1, metavar="N", help="NumPy's BLAS threads (default 1)"
     )
     p.add_argument("--date", help="the date printed in the header (default: today)")
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="then print where chainrule's eager step spends its time, per op (chainrule.profile)",
+    )
     return p
 
 
@@ -69,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         meta = machine.describe(args.date)
         meta.update(quick=args.quick, torch_threads=_torch_threads(workloads))
         rows, targets = run(workloads, args.quick, lambda s: print(s, file=sys.stderr))
+        tables = [profiles.profile_table(w, args.quick) for w in workloads] if args.profile else []
     print(report.text(rows, targets, meta))
+    for table in filter(None, tables):
+        print(f"\n{table}")
     if args.out:
         for path in report.write(args.out, rows, targets, meta):
             print(f"wrote {path}")

@@ -177,3 +177,16 @@ def test_compiled_step_that_cannot_replay_says_why(bench):
     note = compiled.describe()
     assert note.startswith("not replayed (traced 1, replayed 0, eager 2); compile(step): ")
     assert "graph break: item() reads a tensor's values" in note and "test_bench.py:" in note
+
+
+def test_profile_prints_where_chainrules_step_goes(bench, capsys):
+    assert bench.cli.main(["--quick", "--only", "W9", "--profile"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("W9 chainrule: where 1 call(s) of the step went") :]
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[4:-2]}
+    # The step's span holds every op and node of the call: its total is the whole table's.
+    assert rows["step"][-1] == "1" and rows["step"][3] == "100.00%"
+    assert {"matmul_add", "MatmulAddBackward", "gelu", "backward"} <= set(rows)
+    # A step given as (prepare, step) is profiled without its preparation.
+    table = bench.profiles.profile_table(_workload(bench, "W6b"), quick=True)
+    assert "W6b chainrule: where 1 call(s)" in table and "backward" in table
