@@ -123,9 +123,10 @@ def replayed_whole(fn: Callable | None = None, *, pure: bool = False) -> Callabl
 
 
 def reads_values(what: str) -> None:
-    """Tell the compiler's tracer, if one runs, that ``what`` decides something from a
-    tensor's values in Python (an output size, a branch): the record ends there, as for
-    ``.item()``. Outside tracing it costs one test."""
+    """Tell the compiler's tracer, if one runs, that ``what`` takes a tensor's values into
+    Python or NumPy (``.item()``, ``np.asarray``, an output size decided from values): what
+    is done with them there cannot be recorded, so the record ends (a graph break). Outside
+    tracing it costs one test."""
     tracer = intercept
     if tracer is not None and tracer.traces and tracer.records():
         tracer.graph_break(f"{what} reads a tensor's values, which the record cannot follow")

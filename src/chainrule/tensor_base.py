@@ -282,13 +282,13 @@ class TensorBase:
                 f"{fmt_shape(self.shape)}"
             )
         if counting.intercept is not None:
-            _escape(self, "item()")
+            counting.reads_values("item()")
         return self.data.item()
 
     def tolist(self):
         """The data as (nested) Python lists."""
         if counting.intercept is not None:
-            _escape(self, "tolist()")
+            counting.reads_values("tolist()")
         return self.data.tolist()
 
     def numpy(self) -> np.ndarray:
@@ -298,12 +298,12 @@ class TensorBase:
                 "numpy: this tensor requires grad; call .detach().numpy() to get its data"
             )
         if counting.intercept is not None:
-            _escape(self, "numpy()")
+            counting.reads_values("numpy()")
         return self.data
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if counting.intercept is not None:
-            _escape(self, "NumPy conversion (np.asarray)")
+            counting.reads_values("NumPy conversion (np.asarray)")
         return self.data if dtype is None else self.data.astype(dtype)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
@@ -361,7 +361,7 @@ class TensorBase:
                 "use .any() or .all()"
             )
         if counting.intercept is not None:
-            _escape(self, "bool()")
+            counting.reads_values("bool()")
         return bool(self.data)
 
     def __float__(self) -> float:
@@ -464,11 +464,3 @@ class TensorBase:
             hooks = self.grad_fn.hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
-
-
-def _escape(tensor: TensorBase, how: str) -> None:
-    """Tell the compiler's tracer that a tensor's values leave for Python or NumPy (``how``):
-    what is done with them there cannot be recorded, so the record ends (a graph break)."""
-    tracer = counting.intercept
-    if tracer.traces:
-        tracer.escape(tensor, how)

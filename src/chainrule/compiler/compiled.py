@@ -332,9 +332,10 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     snapshots = {var: (tensor, snap) for var, tensor, snap in a.free}
     snapshots.update({var: (None, snap) for var, snap in a.raw})
     labels = _labels(b.modules)
+    first_of = {id(w): v for v, w in pairs.items()}  # the first record's Var of each Var
     states, consts = [], []
     for var_b, tensor_b, snap_b in b.free:
-        var_a = next(v for v, w in pairs.items() if w is var_b)
+        var_a = first_of[id(var_b)]
         tensor_a, snap_a = snapshots[var_a]
         if tensor_a is not tensor_b and var_b in b.suspect:
             raise _Eager(_after_data(b, var_b))
@@ -347,7 +348,7 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
         else:
             raise _Eager(_unstable(b, var_b))
     for var_b, snap_b in b.raw:
-        var_a = next(v for v, w in pairs.items() if w is var_b)
+        var_a = first_of[id(var_b)]
         if var_b in b.suspect:
             raise _Eager(_after_data(b, var_b))
         if not _same_array(snapshots[var_a][1], snap_b):
@@ -363,7 +364,7 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     grads = [v for v in b.result_grads if v is not None]
     program = Program(name, b.inputs, states, consts, b.equations, outputs + grads, len(grads))
     program = optimize(program)
-    spec = _renumber(spec_b, program.outputs, outputs)
+    spec = _renumber(spec_b, outputs)
     guards = [(v.source, v.shape, v.dtype, v.source._requires_grad) for v in program.state]
     modules = list({id(m): (m, m.training) for m in b.modules}.values())
     # An input with the same values in both calls did not show whether a constant was made
@@ -380,9 +381,10 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     return record
 
 
-def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
-    """``spec`` reading output arrays by position in the replay's return value."""
-    position = {id(v): i for i, v in enumerate(old)}
+def _renumber(spec: Any, outputs: list[Var]) -> Any:
+    """``spec`` reading output arrays by position in the replay's return value (the passes
+    keep the outputs' order: a renamed output is still at its position)."""
+    position = {id(v): i for i, v in enumerate(outputs)}
 
     def walk(s):
         kind, value = s[:2]
@@ -396,7 +398,6 @@ def _renumber(spec: Any, new: list[Var], old: list[Var]) -> Any:
             return (kind, tuple(walk(v) for v in value))
         return s
 
-    del new  # the passes keep the outputs' order; a renamed output is still at its position
     return walk(spec)
 
 
@@ -441,7 +442,7 @@ def _agree(x: Any, y: Any, pairs: dict) -> bool:
             return False
         known = pairs.get(x)
         if known is None:
-            if x.kind in ("input", "temp") and x.kind == "input" and x.source != y.source:
+            if x.kind == "input" and x.source != y.source:
                 return False
             pairs[x] = y
             return True

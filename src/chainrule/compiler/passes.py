@@ -29,11 +29,8 @@ def mutated(program: Program) -> set[Var]:
 
 
 def _replaced(program: Program, equations: list[Equation], rename: dict[Var, Var]) -> Program:
-    """``program`` with ``equations``, every use of a key of ``rename`` reading its value."""
-    if rename:
-        for eq in equations:
-            eq.ins = _rename(eq.ins, rename)
-            eq.params = {key: _rename(value, rename) for key, value in eq.params.items()}
+    """``program`` with ``equations`` (already reading the values of ``rename``: a pass
+    renames each equation as it reaches it) and its outputs renamed."""
     outputs = [rename.get(v, v) for v in program.outputs]
     read = [v for eq in equations for v in eq.inputs()] + outputs
     consts = list({id(v): v for v in read if v.kind == "const"}.values())  # first use first
@@ -43,13 +40,21 @@ def _replaced(program: Program, equations: list[Equation], rename: dict[Var, Var
     )  # fmt: skip
 
 
-def _rename(value, rename: dict):
+def _map_vars(value, fn: Callable[[Var], object]):
+    """``value`` with each Var replaced by ``fn(var)``, inside tuples and lists too."""
     if isinstance(value, Var):
-        return rename.get(value, value)
+        return fn(value)
     if type(value) in (tuple, list):
-        mapped = [_rename(v, rename) for v in value]
+        mapped = [_map_vars(v, fn) for v in value]
         return tuple(mapped) if type(value) is tuple else mapped
     return value
+
+
+def _rename(eq: Equation, rename: dict[Var, Var]) -> None:
+    """Make ``eq`` read the value of each key of ``rename`` it reads."""
+    if rename:
+        eq.ins = _map_vars(eq.ins, lambda v: rename.get(v, v))
+        eq.params = {k: _map_vars(v, lambda v: rename.get(v, v)) for k, v in eq.params.items()}
 
 
 def _is_one(value) -> bool:
@@ -67,8 +72,7 @@ def simplify(program: Program) -> Program:
     rename: dict[Var, Var] = {}
     kept: list[Equation] = []
     for eq in program.equations:
-        eq.ins = _rename(eq.ins, rename)
-        eq.params = {key: _rename(value, rename) for key, value in eq.params.items()}
+        _rename(eq, rename)
         same = None
         if eq.kind == "op" and not eq.params and len(eq.ins) == 2 and eq.outs[0] not in changing:
             x, y = eq.ins
@@ -124,8 +128,7 @@ def eliminate_common_subexpressions(program: Program) -> Program:
     rename: dict[Var, Var] = {}
     kept: list[Equation] = []
     for eq in program.equations:
-        eq.ins = _rename(eq.ins, rename)
-        eq.params = {key: _rename(value, rename) for key, value in eq.params.items()}
+        _rename(eq, rename)
         if eq.kind == "op" and not changing.intersection((*eq.inputs(), *eq.outs)):
             key = _key((id(eq.fn), eq.ins, tuple(sorted(eq.params.items(), key=lambda kv: kv[0]))))
             if key is not None:
@@ -161,9 +164,9 @@ def fold_constants(program: Program) -> Program:
 def evaluate(eq: Equation) -> tuple:
     """An op or pure call equation's results, computed from its constant inputs now."""
     if eq.kind == "call":
-        return eq.fn(*(_value(a) for a in eq.ins))
-    args = [_value(a) for a in eq.ins]
-    params = {key: _value(value) for key, value in eq.params.items()}
+        return eq.fn(*_map_vars(eq.ins, _value))
+    args = _map_vars(list(eq.ins), _value)
+    params = {key: _map_vars(value, _value) for key, value in eq.params.items()}
     if eq.fn.check is not None:
         eq.fn.check(*args, **params)
     out = eq.fn.forward(*args, **params)
@@ -174,13 +177,8 @@ def evaluate(eq: Equation) -> tuple:
     return (out,)
 
 
-def _value(value):
-    if isinstance(value, Var):
-        return value.value
-    if type(value) in (tuple, list):
-        mapped = [_value(v) for v in value]
-        return tuple(mapped) if type(value) is tuple else mapped
-    return value
+def _value(var: Var):
+    return var.value
 
 
 def _roots(program: Program) -> dict[Var, Var]:

@@ -300,12 +300,6 @@ class Tracer:
                 )
                 return
 
-    def escape(self, tensor: Tensor, how: str) -> None:
-        """A tensor's values left for Python or NumPy: the record ends here."""
-        if not self.records():
-            return
-        self.graph_break(f"{how} reads a tensor's values, which the record cannot follow")
-
     def begin_backward(self, create_graph: bool, to_leaves: bool) -> None:
         """`run_backward` starts: its rules' ops are the backward phase."""
         if create_graph:

@@ -35,14 +35,32 @@ def _moments(x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> tuple:
         state["step"] = 0
         state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
     state["step"] += 1
-    beta1, beta2 = group["betas"]
     exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
+    _running_means(exp_avg, exp_avg_sq, g, group["betas"])
+    return state["step"], exp_avg, exp_avg_sq
+
+
+def _running_means(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, betas) -> None:
+    """``m = lerp(m, g, 1 - β1)`` and ``v = β2 v + (1 - β2) g²``, in place."""
+    beta1, beta2 = betas
     _lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2
     square = g * g
     square *= 1 - beta2  # (1 - beta2) * g², in the array already made
     exp_avg_sq += square
-    return state["step"], exp_avg, exp_avg_sq
+
+
+def _adam_step(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, step: int, group: dict) -> np.ndarray:
+    """What Adam subtracts from the parameter at ``step``: ``lr / (1 - β1^t) * m /
+    (sqrt(v) / sqrt(1 - β2^t) + eps)``, each line in the array the first one made (the same
+    arithmetic as PyTorch's, one array instead of five)."""
+    beta1, beta2 = group["betas"]
+    update = np.sqrt(exp_avg_sq)
+    update /= (1 - beta2**step) ** 0.5
+    update += group["eps"]
+    np.divide(exp_avg, update, out=update)
+    update *= group["lr"] / (1 - beta1**step)
+    return update
 
 
 class Adam(Optimizer):
@@ -100,26 +118,15 @@ class Adam(Optimizer):
         self._check_betas(group)
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        lr, eps = group["lr"], group["eps"]
-        beta1, beta2 = group["betas"]
         g = _decay(x, g, group, group["decoupled_weight_decay"])
         step, exp_avg, exp_avg_sq = _moments(x, g, state, group)
-        if group["amsgrad"] and "max_exp_avg_sq" not in state:
-            state["max_exp_avg_sq"] = _zeros(x)
-        step_size = lr / (1 - beta1**step)
-        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
+            if "max_exp_avg_sq" not in state:
+                state["max_exp_avg_sq"] = _zeros(x)
             max_exp_avg_sq = state["max_exp_avg_sq"].data
             np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
             exp_avg_sq = max_exp_avg_sq
-        # sqrt(v) / bias_correction2_sqrt + eps, then step_size * m / that: each step in the
-        # array the first one made (the same arithmetic, one array instead of five)
-        update = np.sqrt(exp_avg_sq)
-        update /= bias_correction2_sqrt
-        update += eps
-        np.divide(exp_avg, update, out=update)
-        update *= step_size
-        x -= update
+        x -= _adam_step(exp_avg, exp_avg_sq, step, group)
 
     def _update_together(self, group: dict) -> bool:
         # The update above, each line one array operation over the whole group's state laid
@@ -132,8 +139,7 @@ class Adam(Optimizer):
         if flat is None:
             return False
         params, state = group["params"], self.state
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
-        beta1, beta2 = group["betas"]
+        lr, weight_decay = group["lr"], group["weight_decay"]
         g = np.concatenate([p.grad.data.reshape(-1) for p in params])
         if group["maximize"]:
             np.negative(g, out=g)
@@ -144,18 +150,8 @@ class Adam(Optimizer):
             g += weight_decay * np.concatenate([p.data.reshape(-1) for p in params])
         for p in params:
             state[p]["step"] += 1
-        step = state[params[0]]["step"]
-        exp_avg, exp_avg_sq = flat.exp_avg, flat.exp_avg_sq
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        g *= g
-        g *= 1 - beta2
-        exp_avg_sq += g
-        update = np.sqrt(exp_avg_sq)
-        update /= (1 - beta2**step) ** 0.5
-        update += eps
-        np.divide(exp_avg, update, out=update)
-        update *= lr / (1 - beta1**step)
+        _running_means(flat.exp_avg, flat.exp_avg_sq, g, group["betas"])
+        update = _adam_step(flat.exp_avg, flat.exp_avg_sq, state[params[0]]["step"], group)
         for p, start, stop in zip(params, flat.starts, flat.stops):
             p.data -= update[start:stop].reshape(p.data.shape)
         return True
