@@ -1,5 +1,5 @@
 """The package's layout holds: imports point down a fixed order of modules (with one documented
-seam where Tensor meets the ops), and no module grows past the size a reader takes in at once.
+seam where Tensor meets the ops), and a long module says why it is one concept.
 docs/book/11_layout.md explains the order."""
 
 import ast
@@ -126,7 +126,20 @@ def test_every_module_has_its_place_and_the_seam_is_only_what_is_used():
     assert used == SEAM
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: _name(p) or "chainrule")
-def test_no_module_is_longer_than_a_reader_takes_in_at_once(path):
-    # The layout guide's bound: past ~600 lines a module gets split by concept.
-    assert len(path.read_text().splitlines()) <= 650
+#: Past this many lines a module's docstring says why it stays whole: a module holds one
+#: concept, and splitting by a line count scatters one (docs/book/11_layout.md).
+LONG = 800
+
+
+def test_a_module_over_800_lines_says_in_its_docstring_why_it_stays_whole():
+    unexplained = []
+    for path in MODULES:
+        source = path.read_text()
+        if len(source.splitlines()) > LONG:
+            docstring = ast.get_docstring(ast.parse(source)) or ""
+            if "stays whole" not in docstring:
+                unexplained.append(f"{_name(path)} ({len(source.splitlines())} lines)")
+    assert not unexplained, (
+        f"{', '.join(unexplained)}: split by concept, or say in the module docstring why it "
+        "stays whole (the words 'stays whole' mark the reason)"
+    )
