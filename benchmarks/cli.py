@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from chainrule import allocator
+
 from . import machine, profiles, report
 from .suite import Row, check_targets, run_workload
 from .workloads import all_workloads, select
@@ -66,6 +68,8 @@ def run(workloads, quick: bool, log=None) -> tuple[list[Row], list[dict]]:
 def main(argv: list[str] | None = None) -> int:
     """Run the suite; print the table; write files when asked. Returns the exit status."""
     args = parser().parse_args(argv)
+    # malloc keeps freed blocks for every library in the process, as under `chainrule run`.
+    allocator.keep_freed_memory()
     try:
         workloads = select(all_workloads(args.quick), args.only)
     except ValueError as exc:

@@ -459,7 +459,7 @@ def test_a_leaf_hook_runs_once_per_backward_with_the_leaf_total_gradient():
 def test_the_engine_builds_tensors_and_nodes_with_every_slot_of_their_classes():
     # apply_op makes its result and node field by field (its speed seam): every slot of
     # Tensor and of OpNode (with Node's) must be set there, as Tensor._make sets them.
-    from chainrule.function import OpNode
+    from chainrule.dispatch import OpNode
 
     x = Tensor([1.0, 2.0], requires_grad=True)
     y = x * 3.0

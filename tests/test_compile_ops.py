@@ -150,7 +150,7 @@ def test_the_eager_set_names_only_cases_that_exist():
 
 
 # Indices and masks as arguments of the step, with new values at each call: the index work
-# done in NumPy runs again at each replay (`counting.replayed_whole`).
+# done in NumPy runs again at each replay (`observe.replayed_whole`).
 
 
 def _distinct_rows(rng, high, rows, columns):

@@ -13,17 +13,17 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: place here, which is the moment to ask what it stands on.
 ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
-    "allocator", "errors", "signatures", "counting", "special", "kernels", "op", "graph", "dtypes",
-    "settings",
+    "allocator", "errors", "signatures", "counting", "observe", "special", "kernels",
+    "tensor_rules", "graph", "dtypes", "settings",
     "ops.dims",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
-    "tensor_base", "methods.numeric", "methods.reductions", "methods.indexing", "methods.linalg",
-    "methods.factories", "methods.special", "methods.statistics", "methods.aliases",
-    "methods.variants", "methods", "_tensor", "autograd_compat", "autograd", "function",
-    "profiler", "compiler.program", "compiler.tracer", "compiler.passes", "compiler.compiled",
-    "compiler",
+    "tensor_base", "methods", "methods.numeric", "methods.reductions", "methods.indexing",
+    "methods.linalg", "methods.factories", "methods.special", "methods.statistics",
+    "methods.aliases", "methods.variants", "_tensor", "autograd_compat", "autograd", "dispatch",
+    "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.passes",
+    "compiler.compiled", "compiler",
     "creation", "random", "xp",
     "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan", "ops.sorting",
     "ops.indexing", "ops.selecting",
@@ -55,11 +55,13 @@ ORDER = [
 ]  # fmt: skip
 
 #: The upward imports there are, each at the foot of its module: Tensor's methods (in _tensor and
-#: the family mixins of chainrule.methods) call the ops,
-#: the backward pass and in-place writes (which rewrite history with an op), which all make
-#: Tensors; `xp` (NumPy names that record
-#: ops when given Tensors) calls the ops, whose rules call `xp`.
-SEAM = {("_tensor", "autograd"), ("_tensor", "inplace"), ("_tensor", "ops"), ("xp", "ops")}
+#: the family mixins of chainrule.methods) call the ops, the random fills, the backward pass
+#: and in-place writes (which rewrite history with an op), which all make Tensors; `xp` (NumPy
+#: names that record ops when given Tensors) calls the ops, whose rules call `xp`.
+SEAM = {
+    ("_tensor", "autograd"), ("_tensor", "inplace"), ("_tensor", "ops"), ("_tensor", "random"),
+    ("xp", "ops"),
+}  # fmt: skip
 
 
 def _name(path: Path) -> str:

@@ -10,7 +10,7 @@ import pytest
 from conftest import Cube
 
 import chainrule as cr
-from chainrule import counting
+from chainrule import observe
 from chainrule.apps.cli import main
 from chainrule.profiler import _open_spans, record_function
 
@@ -188,7 +188,7 @@ def test_grad_and_functions_and_create_graph_ops_are_recorded():
 def test_the_profiler_is_off_after_the_block():
     with cr.profile() as prof:
         cr.ones(2).exp()
-    assert counting.intercept is None
+    assert observe.current is None
     cr.ones(2).sin()
     assert [e.name for e in prof.events()] == ["exp"]
     assert prof.key_averages()[0].count == 1
@@ -202,13 +202,13 @@ def test_an_exception_inside_the_block_leaves_the_engine_clean():
         record_function("failing"),
     ):
         cr.ones(2) + cr.ones(3)  # noqa: B018
-    assert counting.intercept is None and not any(_open_spans.values())
+    assert observe.current is None and not any(_open_spans.values())
     assert [e.name for e in prof.events()] == ["failing", "add"]
     w = cr.ones(2, requires_grad=True)
     with pytest.raises(KeyError), cr.profile():
         (w * w).sum().backward()
         {}["missing"]  # noqa: B018
-    assert counting.intercept is None and not any(_open_spans.values())
+    assert observe.current is None and not any(_open_spans.values())
     np.testing.assert_allclose(w.grad.numpy(), [2.0, 2.0])
     with cr.profile() as again:
         (w * 3).sum()
@@ -236,7 +236,7 @@ def test_start_stop_step_and_on_trace_ready():
         cr.ones(2).exp()
         prof.step()
     prof.stop()
-    assert ready == [prof] and prof.step_num == 2 and counting.intercept is None
+    assert ready == [prof] and prof.step_num == 2 and observe.current is None
     with pytest.raises(NotImplementedError, match="profile: schedule= is not supported"):
         cr.profile(schedule=lambda step: None)
     with pytest.warns(UserWarning, match="profile: with_stack not recorded by chainrule"):
@@ -268,4 +268,4 @@ def test_chainrule_run_profile_prints_the_table(tmp_path, capsys):
     rows = {_cells(line)[0]: _cells(line)[-1] for line in lines[start + 4 : -2]}
     assert rows["matmul"] == "4" and rows["MatmulBackward"] == "4" and rows["mine"] == "1"
     assert lines[-1].startswith("Self CPU time total: ")
-    assert counting.intercept is None
+    assert observe.current is None

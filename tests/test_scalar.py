@@ -313,10 +313,8 @@ def test_mlp_rejects_bad_configuration():
         chainrule.MLP(2, [1])([1.0, 2.0, 3.0])
 
 
-def test_the_scalar_engine_lives_in_chainrule_scalar_and_its_old_paths_still_import():
+def test_the_scalar_engine_lives_in_chainrule_scalar_alone():
     import importlib
-
-    from chainrule.value import topological_order  # a path the exercises once used
 
     from chainrule import scalar
 
@@ -325,9 +323,9 @@ def test_the_scalar_engine_lives_in_chainrule_scalar_and_its_old_paths_still_imp
         scalar.Dual,
         scalar.MLP,
     )
-    assert topological_order is scalar.value.topological_order
-    for old, new in [("value", "value"), ("dual", "dual"), ("rules", "rules"), ("scalar_nn", "nn")]:
-        assert importlib.import_module(f"chainrule.{old}") is getattr(scalar, new)
+    for old in ["value", "dual", "rules", "scalar_nn"]:  # top-level once, with no aliases now
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(f"chainrule.{old}")
 
 
 def _text_style_sigmoid(v):

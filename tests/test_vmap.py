@@ -412,5 +412,5 @@ def test_vmap_leaves_no_state_behind_and_raises_genuine_errors_from_the_loop():
     func.vmap(lambda x: x * x.sum().item())(t64(3, 2))
     with pytest.raises(ShapeError, match=r"matmul: shapes \(4,\) and \(2, 3\) do not align"):
         func.vmap(lambda x: x @ C)(t64(3, 4))
-    assert chainrule.function.batch_hook is None and batching.active_levels() == []
+    assert chainrule.dispatch.batch_hook is None and batching.active_levels() == []
     assert chainrule.default_generator() is generator

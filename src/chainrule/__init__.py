@@ -6,8 +6,6 @@ differences. `chainrule.MLP`, `Layer` and `Neuron` are the scalar networks of
 `chainrule.scalar.nn` (micrograd's names); the tensor layers are in `chainrule.nn`.
 """
 
-import sys
-
 from . import allocator, autograd, data, distributed, func, linalg, nn, ops, optim, profiler, scalar
 from ._tensor import Tensor
 from .autograd import (
@@ -171,9 +169,3 @@ __all__ += [  # dtype facts, settings and constants PyTorch has at top level
     "set_float32_matmul_precision", "set_num_threads", "set_printoptions",
     "thread_safe_generator", "use_deterministic_algorithms",
 ]  # fmt: skip
-
-# The scalar engine's modules were top-level before `chainrule.scalar`; programs that import
-# them by their old paths (``from chainrule.value import topological_order``) keep working.
-for _old, _new in (("value", "value"), ("dual", "dual"), ("rules", "rules"), ("scalar_nn", "nn")):
-    sys.modules[f"{__name__}.{_old}"] = getattr(scalar, _new)
-del _old, _new

@@ -499,26 +499,11 @@ def shape_args(args: tuple) -> tuple:
     return tuple(args)
 
 
-# The one upward seam: the ops, in-place writes and the backward pass import Tensor from this
-# module, and Tensor's methods call them.
-from . import autograd, inplace, ops  # noqa: E402
-from .methods import (  # noqa: E402
-    aliases,
-    factories,
-    indexing,
-    linalg,
-    numeric,
-    reductions,
-    special,
-    statistics,
-    variants,
-)  # fmt: skip
+# The one upward seam: the ops, the random fills, in-place writes and the backward pass import
+# Tensor from this module, and Tensor's methods call them.
+from . import autograd, inplace, methods, ops, random  # noqa: E402
 
-for _family in (
-    factories, indexing, linalg, numeric, reductions, special, statistics, aliases, variants,
-):  # fmt: skip
-    _family.ops = ops  # the family mixins' methods call the rows too
-del _family
+methods.ops, methods.random = ops, random  # the family mixins' methods call them too
 
 
 def _row_method(op: ops.Op):

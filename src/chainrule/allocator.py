@@ -1,4 +1,4 @@
-"""Reusing freed memory for large arrays: glibc's malloc, tuned once at import.
+"""Reusing freed memory for large arrays: `keep_freed_memory` tunes glibc's malloc, on request.
 
 NumPy allocates every result with malloc. glibc serves a block above its mmap threshold with
 fresh pages from the kernel and hands them back when the block is freed, so a training step
@@ -6,8 +6,9 @@ that makes the same few-MiB temporaries every step takes a page fault on every p
 one of them, every step. On the small GPT step that was half of chainrule's time; PyTorch's
 CPU ops make fewer temporaries. `keep_freed_memory` raises the mmap and trim thresholds, so
 freed blocks stay in the heap and the next step's arrays reuse them: the job of a deep
-learning framework's caching allocator, done by the C library's own. It runs when chainrule is
-imported, on Linux with glibc; ``CHAINRULE_MALLOC=system`` in the environment leaves malloc
+learning framework's caching allocator, done by the C library's own. It changes the whole
+process, so importing chainrule never calls it: a program asks for it (``chainrule run`` and
+the benchmarks do), and ``CHAINRULE_MALLOC=system`` in the environment makes it leave malloc
 as it is. The cost is memory: up to `TRIM_THRESHOLD` of freed memory stays with the process.
 """
 
@@ -26,8 +27,13 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameter numbers (ma
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's malloc to keep and reuse freed blocks of large arrays; True if it did
-    (False off glibc, or with ``CHAINRULE_MALLOC=system``)."""
+    """Tune glibc's malloc, for the rest of the process, to keep and reuse freed blocks of
+    large arrays; True if it did (False off glibc, or with ``CHAINRULE_MALLOC=system``).
+
+    >>> import chainrule
+    >>> chainrule.allocator.keep_freed_memory() in (True, False)
+    True
+    """
     if os.environ.get("CHAINRULE_MALLOC", "").lower() == "system":
         return False
     if not sys.platform.startswith("linux"):
@@ -40,7 +46,3 @@ def keep_freed_memory() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
         mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     )
-
-
-#: Whether importing chainrule tuned malloc (see the module docstring).
-TUNED = keep_freed_memory()

@@ -2,7 +2,7 @@
 
 `run_backward` walks the nodes once each, newest first, summing each gradient back to its
 input's shape and dtype. What a node is, the version counters and the grad-mode switches are
-in `chainrule.graph`; the nodes are recorded by `chainrule.function`.
+in `chainrule.graph`; the nodes are recorded by `chainrule.dispatch`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import counting, kernels
+from . import counting, kernels, observe
 from ._tensor import Tensor
 from .autograd_compat import (
     Variable,
@@ -71,7 +71,7 @@ def node_order(starts: Sequence[Node]) -> list[Node]:
     return order
 
 
-def _deliver(sums: dict, create_graph: bool) -> None:
+def deliver(sums: dict, create_graph: bool) -> None:
     """Each leaf's total gradient, ``sums[leaf] = [total, owned]``, through the leaf's hooks
     (a returned tensor replaces it) into its ``.grad``, then to its post-accumulate hooks:
     once per backward pass, as PyTorch's AccumulateGrad does. ``owned``: the total is an
@@ -151,13 +151,14 @@ def run_backward(
     leaves: dict = {}
     queue: list[tuple[int, Node]] = []  # the waiting nodes by -sequence: newest first
     counter = counting.active
-    profiler = counting.intercept  # read once per pass: each node then tests a local
-    # While the compiler traces, the rules run on Tensors, as for create_graph, so that their
+    observer = observe.current  # read once per pass: each node then tests a local
+    # While the compiler records, the rules run on Tensors, as for create_graph, so that their
     # ops are recorded; they record graph nodes only when create_graph was asked for.
-    tracing = profiler is not None and profiler.traces and profiler.records()
+    tracing = observer is not None and observer.recording()
     record_nodes = create_graph
+    if observer is not None:
+        begun = observer.backward_begins(create_graph, inputs is None)
     if tracing:
-        profiler.begin_backward(create_graph, inputs is None)
         create_graph = True
         seeds = [None if g is None else _as_tensor(g) for g in seeds]
     anomaly = state.anomaly
@@ -167,8 +168,6 @@ def run_backward(
     previous_mode = state.grad_enabled
     state.grad_enabled = record_nodes  # the rules' own ops are recorded only for create_graph
     edges, grads, sender = list(map(edge_of, outputs)), seeds, None
-    if profiler is not None:
-        span = profiler.open("backward" if inputs is None else "grad", "backward")
     try:
         while True:
             # Send: each gradient along its edge, summed back to the shape and dtype of
@@ -214,10 +213,10 @@ def run_backward(
                         captured[j] = g if captured[j] is None else captured[j] + g
             if changes[0] > node.sequence:  # something changed in place since node was made
                 node.check_versions()
-            if profiler is None:
-                grads = node._backward(out_grads, create_graph, release)
+            if observer is None:
+                grads = node.propagate(out_grads, create_graph, release)
             else:
-                grads = profiler.run_node(node, out_grads, create_graph, release)
+                grads = observer.run_node(node, out_grads, create_graph, release)
             if counter is not None:
                 _count_backward(node, grads)
                 if not retain_graph:
@@ -227,15 +226,13 @@ def run_backward(
             edges, sender = node.edges, node
         if capture is None:
             if tracing:
-                profiler.deliver(leaves)
+                observer.deliver(leaves)
             else:
-                _deliver(leaves, create_graph)
+                deliver(leaves, create_graph)
     finally:
         state.grad_enabled = previous_mode
-        if tracing:
-            profiler.end_backward()
-        if profiler is not None:
-            profiler.close(span)
+        if observer is not None:
+            observer.backward_ends(begun)
     if capture is None:
         return None
     for leaf, (total, _) in leaves.items():

@@ -51,7 +51,7 @@ class CheckpointNode(Node):
     def __repr__(self) -> str:
         return "<CheckpointBackward>"
 
-    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
+    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
         if create_graph:
             raise GraphError(
                 "checkpoint: differentiating a checkpointed block twice is not supported"

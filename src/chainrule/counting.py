@@ -7,9 +7,7 @@ the cheap-gradient principle reads: backward ops <= 4 x forward ops for binary o
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
-from collections.abc import Callable
 from contextlib import contextmanager
 
 
@@ -67,16 +65,6 @@ class OpCounts:
 
 #: The counter in use, or None outside ``count_ops`` (the engines check it on every op).
 active: OpCounts | None = None
-#: What an intercept's ``run_op`` or ``run_function`` returns to let the engine run the call
-#: as usual (the compiler's tracer, for another thread's op or its own op being recorded).
-PLAIN = object()
-
-#: What intercepts the tensor engine: a `chainrule.profiler.profile` recording or the compiler's
-#: tracer (`chainrule.compiler.tracer.Tracer`), else None. The engine tests it next to
-#: ``active``; while it is set, each op, `Function` and backward node runs through it
-#: (``run_op``, ``run_function``, ``run_node``), and a tracer also sees what it must record
-#: or refuse (its ``traces`` is True).
-intercept = None
 
 
 @contextmanager
@@ -97,36 +85,3 @@ def count_ops():
         yield active
     finally:
         active = previous
-
-
-def replayed_whole(fn: Callable | None = None, *, pure: bool = False) -> Callable:
-    """Mark ``fn`` as work the compiler's tracer records as one call, run again as it is at
-    each replay: what it does is not made of recorded ops (an optimizer's step updates the
-    parameters' arrays in place; zero_grad sets ``.grad``; class indices are checked and
-    turned into index arrays in NumPy), or must differ each time (a random draw gives fresh
-    numbers). Tensors and arrays among its arguments and results become the call's inputs and
-    outputs in the program. ``pure=True``: its results depend on its arguments alone, so a
-    call whose inputs are constants is run once, when the program is built. Outside tracing
-    it costs one test.
-    """
-    if fn is None:
-        return functools.partial(replayed_whole, pure=pure)
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        tracer = intercept
-        if tracer is None or not tracer.traces:
-            return fn(*args, **kwargs)
-        return tracer.run_whole(fn, args, kwargs, pure)
-
-    return wrapper
-
-
-def reads_values(what: str) -> None:
-    """Tell the compiler's tracer, if one runs, that ``what`` takes a tensor's values into
-    Python or NumPy (``.item()``, ``np.asarray``, an output size decided from values): what
-    is done with them there cannot be recorded, so the record ends (a graph break). Outside
-    tracing it costs one test."""
-    tracer = intercept
-    if tracer is not None and tracer.traces and tracer.records():
-        tracer.graph_break(f"{what} reads a tensor's values, which the record cannot follow")

@@ -1,7 +1,8 @@
 """What the tensor engine's graph is made of: `Node`, the version counters that catch in-place
 changes, and the engine switches (grad mode, forward mode, anomaly detection).
 
-Nodes are made by `chainrule.function` and run by the backward pass in `chainrule.autograd`.
+Nodes are made by `chainrule.dispatch` (and `chainrule.function`) and run by the backward pass
+in `chainrule.autograd`.
 """
 
 from __future__ import annotations
@@ -99,9 +100,10 @@ class Node:
         """The nodes (or leaf Tensors) this node sends gradients to, as in PyTorch."""
         return self.edges
 
-    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
-        """The gradient of each input (None for one without) from those of the outputs;
-        then, when ``release`` is true, free what was saved (`release`)."""
+    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
+        """The gradient of each input (None for one without) from those of the outputs
+        (``grads``, Tensors when ``create_graph``, else arrays); then, when ``release`` is
+        true, free what was saved (`release`). The backward pass calls it once per node."""
         raise NotImplementedError
 
     def release(self) -> None:
@@ -127,13 +129,22 @@ def edge_of(tensor):
     return tensor if node is None else (node, tensor._output_nr)
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: chainrule's own directory: a frame in a file under it is chainrule's, any other the user's.
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _user_frames() -> list[str]:
     """The creation stack without chainrule's own frames (for detect_anomaly)."""
-    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(PACKAGE_DIR)]
     return traceback.format_list(frames)
+
+
+def user_line() -> str:
+    """``file:line`` of the innermost frame outside chainrule: the user's line that led here."""
+    for frame in reversed(traceback.extract_stack()):
+        if not frame.filename.startswith(PACKAGE_DIR):
+            return f"{frame.filename}:{frame.lineno}"
+    return "<unknown>"
 
 
 # The switches.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import counting, ops
+from . import observe, ops
 from ._tensor import Tensor
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import state
@@ -86,11 +86,10 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
 
 
 def _copy_into(target: np.ndarray, source: np.ndarray) -> None:
-    """Write ``source`` into the array ``target``; the compiler's tracer records the write."""
+    """Write ``source`` into the array ``target``, and tell the observer (a recording keeps it)."""
     np.copyto(target, source, casting="same_kind")
-    tracer = counting.intercept
-    if tracer is not None and tracer.traces:
-        tracer.record_write(target, source)
+    if observe.current is not None:
+        observe.current.wrote(target, source)
 
 
 def _write_tangent(base: Tensor, steps: tuple, tangent) -> None:
@@ -113,8 +112,8 @@ def _keep_saved(node, tensor: Tensor) -> None:
     array = tensor.data
     kept = [name for name, value in saved.items() if value is array]
     if kept:
-        tracer = counting.intercept
-        if tracer is not None and tracer.traces:  # the copy through the clone row: recorded
+        observer = observe.current
+        if observer is not None and observer.recording():  # through the clone row: recorded
             copy = ops.REGISTRY["clone"](Tensor._make(array)).data
         else:
             copy = array.copy()

@@ -1,8 +1,8 @@
 """`profile`, PyTorch's ``torch.profiler.profile``: where the time of a program goes, op by op,
 forward and backward, as a table or as a Chrome trace. `record_function` adds spans of your own.
 
-The engine calls in through one seam, ``counting.intercept`` (None outside a profile, one test
-per op), checked by `apply_op`, `Function.apply` and the backward pass; this module does the rest.
+A profile is an `chainrule.observe.Observer`: the engine reports to it through that one seam
+(``observe.current``, one test per op when nobody watches); this module does the rest.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from time import perf_counter_ns
 
 import numpy as np
 
-from . import counting
+from . import observe
 from ._tensor import Tensor
-from .function import apply_op
+from .dispatch import apply_op
+from .observe import PLAIN, Observer
 
 
 class ProfilerActivity(enum.Enum):
@@ -186,7 +187,7 @@ def _node_name(node) -> str:
     return node.name[:1].upper() + node.name[1:] + "Backward"
 
 
-class profile:
+class profile(Observer):
     """Record where time goes inside a ``with`` block, as ``torch.profiler.profile``.
 
     Every op run forward and every graph node run backward becomes an event (name, phase,
@@ -199,8 +200,7 @@ class profile:
     Differences from PyTorch: ops are chainrule's rows (``mul``, not ``aten::mul``); there is
     no ``schedule`` (``step()`` is accepted and records nothing) and no memory, stack, FLOP
     or module recording (asking for them warns). While an op runs, the ops it runs itself
-    (vmap's batching rules) count as part of it, and ops other threads run meanwhile are
-    not recorded.
+    (vmap's batching rules) count as part of it.
 
     >>> import chainrule as cr
     >>> x = cr.ones(3, 3, requires_grad=True)
@@ -238,6 +238,7 @@ class profile:
                 f"profile: {', '.join(asked)} not recorded by chainrule (times and shapes are)",
                 stacklevel=2,
             )
+        super().__init__()
         self.activities = set(activities) if activities is not None else {ProfilerActivity.CPU}
         self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
@@ -245,7 +246,6 @@ class profile:
         # Where an event goes: this profile's list, and those of the profiles it runs inside
         # (a program's own profile under ``chainrule run --profile``), which see it too.
         self._lists = [self._events]
-        self._previous = None
         self._running = False
         self.step_num = 0
 
@@ -255,16 +255,17 @@ class profile:
         """Begin recording (what entering the ``with`` block does)."""
         if self._running:
             raise RuntimeError("profile: already started")
-        self._previous, counting.intercept = counting.intercept, self
-        self._lists = [self._events] + (self._previous._lists if self._previous else [])
+        outer = observe.current
+        self.attach()
+        self._lists = [self._events] + (outer._lists if isinstance(outer, profile) else [])
         self._running = True
 
     def stop(self) -> None:
         """End recording (what leaving the ``with`` block does) and call ``on_trace_ready``."""
         if not self._running:
             return
-        counting.intercept = self._previous
-        self._previous, self._running = None, False
+        self.detach()
+        self._running = False
         if self.on_trace_ready is not None:
             self.on_trace_ready(self)
 
@@ -279,45 +280,52 @@ class profile:
         """Mark the end of a training step (PyTorch's schedules use it); only counted here."""
         self.step_num += 1
 
-    #: What `counting.intercept` asks: a profile times the engine's calls, it records nothing.
-    traces = False
-
-    # The engine's calls (through ``counting.intercept``).
+    # What the engine reports (`chainrule.observe.Observer`). The work an op or a Function
+    # does runs quietly: its own ops (vmap's batching rules) count as part of it.
 
     def run_op(self, op, args: tuple, params: dict):
         """`apply_op` while profiling: the op run and timed as one event."""
-        counting.intercept = None  # the call below runs the op itself, unprofiled
+        if self.busy():
+            return PLAIN  # inside an op being timed: it counts as part of that one
         start = perf_counter_ns()
         try:
-            return apply_op(op, *args, **params)
+            return self.quietly(apply_op, op, *args, **params)
         finally:
-            end = perf_counter_ns()
-            counting.intercept = self
-            self._leaf(op.name, start, end, args)
+            self._leaf(op.name, start, perf_counter_ns(), args)
 
     def run_function(self, cls, args: tuple, kwargs: dict):
         """`Function.apply` while profiling: the user's forward timed as one event."""
-        counting.intercept = None
+        if self.busy():
+            return PLAIN
         start = perf_counter_ns()
         try:
-            return cls.apply(*args, **kwargs)
+            return self.quietly(cls.apply, *args, **kwargs)
         finally:
-            end = perf_counter_ns()
-            counting.intercept = self
-            self._leaf(cls.__name__, start, end, args)
+            self._leaf(cls.__name__, start, perf_counter_ns(), args)
 
     def run_node(self, node, grads: list, create_graph: bool, release: bool) -> list:
         """A graph node's backward, timed; ops it records (``create_graph``) nest inside."""
-        event = self.open(_node_name(node), "backward")
-        if self.record_shapes:
+        event = self.span_begins(_node_name(node), "backward")
+        if event is not None and self.record_shapes:
             event.input_shapes = [list(shape) for shape, _ in node.out_meta]
         try:
-            return node._backward(grads, create_graph, release)
+            return node.propagate(grads, create_graph, release)
         finally:
-            self.close(event)
+            self.span_ends(event)
 
-    def open(self, name: str, phase: str) -> FunctionEvent:
-        """Start a span (a ``backward()`` call, a user's block) on this thread."""
+    def backward_begins(self, create_graph: bool, to_leaves: bool) -> FunctionEvent | None:
+        """A ``backward()`` (or ``grad()``) call: a span the nodes' events nest in."""
+        return self.span_begins("backward" if to_leaves else "grad", "backward")
+
+    def backward_ends(self, begun: FunctionEvent | None) -> None:
+        """The end of the span `backward_begins` opened."""
+        self.span_ends(begun)
+
+    def span_begins(self, name: str, phase: str) -> FunctionEvent | None:
+        """Start a span (a ``backward()`` call, a user's block) on this thread (None inside
+        an op being timed)."""
+        if self.busy():
+            return None
         thread = threading.get_native_id()
         event = FunctionEvent(name, phase, perf_counter_ns(), thread)
         _open_spans.setdefault(thread, []).append(event)
@@ -325,8 +333,11 @@ class profile:
             events.append(event)
         return event
 
-    def close(self, event: FunctionEvent) -> None:
-        """End the span ``event``, which `open` started (and every span left open inside it)."""
+    def span_ends(self, event: FunctionEvent | None) -> None:
+        """End the span ``event``, which `span_begins` started (and every span left open inside
+        it)."""
+        if event is None:
+            return
         event.end_ns = end = perf_counter_ns()
         stack = _open_spans[event.thread]
         while stack and stack.pop() is not event:
@@ -408,16 +419,16 @@ class record_function(ContextDecorator):
         self._open: list[tuple] = []  # (profiler, event) per entry: a decorator may recurse
 
     def __enter__(self) -> record_function:
-        profiler = counting.intercept
+        observer = observe.current
         self._open.append(
-            None if profiler is None else (profiler, profiler.open(self.name, "user"))
+            None if observer is None else (observer, observer.span_begins(self.name, "user"))
         )
         return self
 
     def __exit__(self, *exc_info) -> bool:
         entry = self._open.pop()
         if entry is not None:
-            entry[0].close(entry[1])
+            entry[0].span_ends(entry[1])
         return False
 
 

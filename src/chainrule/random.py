@@ -12,16 +12,15 @@ draw without ``generator=`` goes through `default_generator()`.
 from __future__ import annotations
 
 import numbers
-import sys
 
 import numpy as np
 
+from . import methods
 from ._tensor import Tensor
-from .counting import replayed_whole
 from .creation import _new, _size
 from .dtypes import as_device, as_dtype, bool_, get_default_dtype, int64, uint8
 from .errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
-from .methods import factories
+from .observe import replayed_whole
 
 #: The seed of a new `Generator`, PyTorch's (so a fresh generator draws the same each run).
 DEFAULT_SEED = 67280421310721
@@ -216,7 +215,7 @@ def _with_zero_gradient(array: np.ndarray, *inputs) -> Tensor:
     out = Tensor._make(array)
     for x in inputs:
         if isinstance(x, Tensor) and x.requires_grad:
-            tie = factories.ops.elementwise.fill(factories.ops.expand(x, array.shape), 0)
+            tie = methods.ops.elementwise.fill(methods.ops.expand(x, array.shape), 0)
             out = out + tie.to(array.dtype)
     return out
 
@@ -569,6 +568,3 @@ def random_values(x: Tensor, low, high, generator) -> np.ndarray:
     rng = numpy_generator(generator, "random_")
     return rng.integers(low, high, x.shape, dtype=np.int64 if high <= 2**63 else np.uint64,
                         endpoint=False).astype(x.dtype)  # fmt: skip
-
-
-factories.random = sys.modules[__name__]  # the fills' values (see chainrule.methods.factories)

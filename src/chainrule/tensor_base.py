@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import counting
+from . import observe
 from .dtypes import CPU, as_dtype, bool_, device, get_default_dtype, int64
 from .errors import DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import RemovableHandle, VersionCounter, state
@@ -140,7 +140,7 @@ class TensorBase:
     def _make(cls, array: np.ndarray, grad_fn=None, output_nr: int = 0):
         """Wrap an array without copying or checking (for the engine).
 
-        `chainrule.function.apply_op` makes its results the same way, inline: a slot added
+        `chainrule.dispatch.apply_op` makes its results the same way, inline: a slot added
         here must be set there too (a test checks both).
         """
         t = cls.__new__(cls)
@@ -203,8 +203,8 @@ class TensorBase:
                     f"dtype {fmt_dtype(self.dtype)}"
                 )
         self._grad = value
-        if counting.intercept is not None and counting.intercept.traces:
-            counting.intercept.set_grad(self, value)
+        if observe.current is not None:
+            observe.current.grad_assigned(self, value)
 
     @property
     def grad_fn(self):
@@ -281,14 +281,14 @@ class TensorBase:
                 f"item: only a one-element tensor has an item, this one has shape "
                 f"{fmt_shape(self.shape)}"
             )
-        if counting.intercept is not None:
-            counting.reads_values("item()")
+        if observe.current is not None:
+            observe.current.values_read("item()")
         return self.data.item()
 
     def tolist(self):
         """The data as (nested) Python lists."""
-        if counting.intercept is not None:
-            counting.reads_values("tolist()")
+        if observe.current is not None:
+            observe.current.values_read("tolist()")
         return self.data.tolist()
 
     def numpy(self) -> np.ndarray:
@@ -297,13 +297,13 @@ class TensorBase:
             raise GraphError(
                 "numpy: this tensor requires grad; call .detach().numpy() to get its data"
             )
-        if counting.intercept is not None:
-            counting.reads_values("numpy()")
+        if observe.current is not None:
+            observe.current.values_read("numpy()")
         return self.data
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        if counting.intercept is not None:
-            counting.reads_values("NumPy conversion (np.asarray)")
+        if observe.current is not None:
+            observe.current.values_read("NumPy conversion (np.asarray)")
         return self.data if dtype is None else self.data.astype(dtype)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
@@ -360,8 +360,8 @@ class TensorBase:
                 f"bool: a tensor of shape {fmt_shape(self.shape)} has no single truth value; "
                 "use .any() or .all()"
             )
-        if counting.intercept is not None:
-            counting.reads_values("bool()")
+        if observe.current is not None:
+            observe.current.values_read("bool()")
         return bool(self.data)
 
     def __float__(self) -> float:

@@ -10,7 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .. import counting, profiler
+from .. import allocator, counting, profiler
 from .._tensor import Tensor
 from . import torch_names
 
@@ -57,11 +57,13 @@ def run(
     profile: bool = False,
 ) -> int:  # fmt: skip
     """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch's names
-    resolved to chainrule; returns the exit code (1, with one line, for a missing name)."""
+    resolved to chainrule; returns the exit code (1, with one line, for a missing name).
+    The run keeps freed memory for reuse (`chainrule.allocator`), as training programs want."""
     path = Path(script)
     if not path.is_file():
         print(f"chainrule run: no such file: {script}", file=sys.stderr)
         return 2
+    allocator.keep_freed_memory()
     counts = StepCounts() if count_ops else None
     recording = profiler.profile() if profile else None
     drawn = [draw is None]

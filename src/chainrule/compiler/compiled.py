@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import counting
+from .. import observe
 from .._tensor import Tensor
 from ..errors import GraphError
 from ..graph import Node, state
@@ -103,7 +103,7 @@ class ReplayedBackward(Node):
         super().__init__(edges, record.result_meta, ())
         self.record, self.saved = record, saved
 
-    def _backward(self, grads: list, create_graph: bool, release: bool) -> list:
+    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
         if create_graph:
             raise GraphError(
                 "compiled backward: the gradients of a compiled function's results cannot be "
@@ -150,7 +150,7 @@ class CompiledFunction:
         functools.update_wrapper(self, fn, updated=())
 
     def __call__(self, *args, **kwargs):
-        if counting.intercept is not None:  # inside a profile or another trace: run it so
+        if observe.current is not None:  # inside a profile or another trace: run it so
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         tensors: list[Tensor] = []

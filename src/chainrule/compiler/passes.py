@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..function import _promoted
+from ..dispatch import promote
 from .program import Equation, Program, Var
 
 #: Equations kept whether or not their outputs are read: they change something outside.
@@ -173,7 +173,7 @@ def evaluate(eq: Equation) -> tuple:
     if eq.scalar:
         out = np.asarray(out)
     if eq.promote:
-        out = _promoted(eq.fn, out, args, params)
+        out = promote(eq.fn, out, args, params)
     return (out,)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import accumulate_grad
-from ..function import _promoted
+from ..dispatch import promote
 
 #: What a `Var` holds: an argument's array, a tensor read as it is at each call (a parameter,
 #: a buffer), a constant folded into the program, or what an equation computes.
@@ -22,7 +22,7 @@ VAR_KINDS = ("input", "state", "const", "temp")
 
 #: What an `Equation` does when replayed.
 #: - "op": an op row's forward on arrays (``fn`` is the `Op`);
-#: - "call": a function run whole (``fn``), as marked by `counting.replayed_whole`: an
+#: - "call": a function run whole (``fn``), as marked by `observe.replayed_whole`: an
 #:   optimizer's step, zero_grad, a random draw;
 #: - "write": copy ``ins[1]`` into the array ``ins[0]`` (an in-place op's write);
 #: - "grad": add ``ins[0]`` into a leaf's ``.grad`` (``params["leaf"]``), as backward does.
@@ -215,7 +215,7 @@ class Program:
     def _generate(self) -> tuple[str, dict]:
         bound: dict[str, Any] = {
             "Tensor": Tensor, "array": np.array, "asarray": np.asarray, "copyto": np.copyto,
-            "promoted": _promoted,
+            "promote": promote,
             "accumulate_grad": accumulate_grad,
         }  # fmt: skip
         counter = [0]
@@ -287,7 +287,7 @@ class Program:
                     arrays = "".join(f"{expr(a)}, " for a in eq.ins)
                     params = "{" + ", ".join(f"{k!r}: {expr(v)}" for k, v in eq.params.items())
                     op = bind(eq.fn, f"op_{out}", exact=True)
-                    lines.append(f"    {out} = promoted({op}, {out}, ({arrays}), {params}}})")
+                    lines.append(f"    {out} = promote({op}, {out}, ({arrays}), {params}}})")
             elif eq.kind == "call":
                 fn = (
                     bind(eq.fn, f"call_{eq.outs[0].name}", exact=True)

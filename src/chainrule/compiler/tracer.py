@@ -1,11 +1,12 @@
 """Tracing: run a function eagerly once while recording what the tensor engine does, as the
 equations of a `Program`.
 
-The `Tracer` stands in `counting.intercept` while the function runs, the seam the profiler
-uses too. Each op that `apply_op` runs becomes an "op" equation; backward runs its rules on
-Tensors (as for create_graph), so their ops are recorded as well, and the gradients reaching
-leaves become "grad" equations; in-place writes become "write" equations; what is marked
-`counting.replayed_whole` (an optimizer's step, zero_grad, a random draw) becomes one "call".
+The `Tracer` is the engine's observer (`chainrule.observe`, the seam the profiler uses too)
+while the function runs. Each op that `apply_op` runs becomes an "op" equation; backward runs
+its rules on Tensors (as for create_graph), so their ops are recorded as well, and the
+gradients reaching leaves become "grad" equations; in-place writes become "write" equations;
+what is marked `observe.replayed_whole` (an optimizer's step, zero_grad, a random draw)
+becomes one "call".
 
 What the record cannot see ends it, a *graph break*: a tensor's values read into Python
 (``.item()``, ``bool(t)``, ``.tolist()``, ``.numpy()``), a `Function` subclass (its rules
@@ -17,27 +18,23 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-import traceback
 from typing import Any
 
 import numpy as np
 
-from .. import counting
-from .. import function as engine
+from .. import dispatch, observe
 from .._tensor import Tensor
-from ..autograd import _deliver, accumulate_grad, node_order, run_backward
+from ..autograd import accumulate_grad, deliver, node_order, run_backward
 from ..errors import ChainruleError, CompileError
-from ..graph import _PACKAGE_DIR, state
+from ..graph import PACKAGE_DIR, state, user_line
+from ..observe import PLAIN, Observer
 from ..signatures import TRANSLATED, translate
 from ..tensor_base import TensorBase
 from .program import RESULT_BACKWARD, Equation, Var
 
-#: The compiler's own files: the line a graph break names is the first frame outside chainrule.
-_HERE = _PACKAGE_DIR
 
-
-class Tracer:
-    """Records one call of a function; `counting.intercept` while it runs.
+class Tracer(Observer):
+    """Records one call of a function; the engine's observer (`observe.current`) while it runs.
 
     After the call: ``equations``; ``inputs`` (a Var per input tensor); ``free``, the
     tensors read that were neither inputs nor computed in the record, each as
@@ -47,9 +44,8 @@ class Tracer:
     when it did not).
     """
 
-    traces = True
-
     def __init__(self, tensors: list[Tensor], fullgraph: bool = False) -> None:
+        super().__init__()
         self.fullgraph = fullgraph
         self.equations: list[Equation] = []
         self.vars: dict[int, Var] = {}  # id(array) -> its Var
@@ -70,11 +66,9 @@ class Tracer:
         self.escaped: list[tuple] = []
         self.suspect: set[Var] = set()
         self._count = 0
-        self._previous = None
-        # The intercept is global: another thread's ops (a data loader's) run as usual, never
-        # recorded, and so do this thread's while it runs an op or a whole call (`_local`).
+        # The observer is global: another thread's ops (a data loader's) run as usual, never
+        # recorded, and so do this thread's while it runs an op or a whole call (`quietly`).
         self._thread = threading.get_ident()
-        self._local = threading.local()
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
         self.input_values = [np.array(t.data, copy=True) for t in tensors]
         for i, tensor in enumerate(tensors):
@@ -86,26 +80,22 @@ class Tracer:
     # Starting and stopping.
 
     def __enter__(self) -> Tracer:
-        self._previous, counting.intercept = counting.intercept, self
+        self.attach()
         _watch_data(True)
         return self
 
     def __exit__(self, *exc_info) -> None:
         _watch_data(False)
-        self._stop()
-
-    def _stop(self) -> None:
-        if counting.intercept is self:
-            counting.intercept = self._previous
+        self.detach()
 
     def graph_break(self, reason: str) -> None:
         """End the record here (the call goes on eagerly); with fullgraph, raise instead."""
-        where = _user_line()
+        where = user_line()
         if self.fullgraph:
             raise CompileError(f"compile(fullgraph=True): {reason}, at {where}")
         if self.broken is None:
             self.broken = f"{reason}, at {where}"
-        self._stop()
+        self.detach()
 
     # Vars.
 
@@ -148,47 +138,35 @@ class Tracer:
     def _record(self, eq: Equation) -> None:
         self.equations.append(eq)
 
-    # The engine's calls (through `counting.intercept`).
+    # What the engine reports (`chainrule.observe.Observer`).
 
-    def records(self) -> bool:
+    def recording(self) -> bool:
         """Whether what the calling thread does now is recorded: it is the traced thread, and
         not inside an op being recorded or a whole call; and the record has not ended."""
-        return (
-            counting.intercept is self
-            and threading.get_ident() == self._thread
-            and not getattr(self._local, "busy", False)
-        )
-
-    def _busy(self, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)``, with nothing it does recorded."""
-        self._local.busy = True
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            self._local.busy = False
+        return observe.current is self and threading.get_ident() == self._thread and not self.busy()
 
     def run_op(self, op, args: tuple, params: dict):
         """`apply_op` while tracing: the op runs, and its equation is recorded."""
-        if not self.records():
-            return counting.PLAIN  # another thread's op, or one inside what is recorded
-        if engine.batch_hook is not None or state.forward_ad:
+        if not self.recording():
+            return PLAIN  # another thread's op, or one inside what is recorded
+        if dispatch.batch_hook is not None or state.forward_ad:
             self.graph_break(f"{op.name} under vmap or forward mode (jvp) is not traced")
-            return counting.PLAIN
-        engine.promoted = False
-        result = self._busy(engine.apply_op, op, *args, **params)
+            return PLAIN
+        result = self.quietly(dispatch.apply_op, op, *args, **params)
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
+        data = result.data
+        promoted = _was_promoted(op, args, params, data)
         if (
             op.decomposition is not None
-            and not engine.promoted
+            and not promoted
             and self._decompose(op, args, params, result)
         ):
             return result
         ins = tuple(self.var_of(a) for a in args)
         mapped = {key: self.var_of(value) for key, value in params.items()}
-        data = result.data
         eq = Equation("op", op, op.name, ins, mapped, (self._temp(data),), self.phase)
-        eq.promote = engine.promoted
+        eq.promote = promoted
         eq.scalar = data.ndim == 0
         eq.c_order = data.flags.c_contiguous
         eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a.data) for a in args)
@@ -207,7 +185,7 @@ class Tracer:
             state.grad_enabled = previous
         data = value.data if isinstance(value, Tensor) else None
         if (
-            counting.intercept is not self
+            observe.current is not self
             or data is None
             or data.dtype != result.data.dtype
             or not np.array_equal(data, result.data, equal_nan=True)
@@ -219,33 +197,33 @@ class Tracer:
 
     def run_function(self, cls, args: tuple, kwargs: dict):
         """A `Function` subclass ends the record: its rules work on arrays."""
-        if self.records():
+        if self.recording():
             self.graph_break(f"{cls.__name__} (a Function subclass) is not traced")
-        return counting.PLAIN
+        return PLAIN
 
     def run_node(self, node, grads: list, create_graph: bool, release: bool) -> list:
         """A graph node's backward; its rules' ops are recorded through `run_op`."""
-        if self.records():
+        if self.recording():
             if node.hooks or node.retained:
                 self.graph_break(f"{node.name}: hooks on a non-leaf tensor are not traced")
             elif not hasattr(node, "op"):
                 self.graph_break(f"{node.name}'s backward (a Function's) is not traced")
-        if self.records():
+        if self.recording():
             try:
-                return node._backward(grads, create_graph, release)
+                return node.propagate(grads, create_graph, release)
             except ChainruleError as exc:  # a rule that works on arrays only
-                if not self.records():
+                if not self.recording():
                     raise
                 self.graph_break(f"{node.name}'s backward rules on tensors failed ({exc})")
         # The record has ended: the rest of the pass runs as eager mode runs it, on arrays.
         grads = [g.data if isinstance(g, Tensor) else g for g in grads]
-        return node._backward(grads, False, release)
+        return node.propagate(grads, False, release)
 
     def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
-        """A `counting.replayed_whole` function: run untraced, recorded as one call."""
-        if not self.records():
+        """An `observe.replayed_whole` function: run untraced, recorded as one call."""
+        if not self.recording():
             return fn(*args, **kwargs)
-        result = self._busy(fn, *args, **kwargs)
+        result = self.quietly(fn, *args, **kwargs)
         slots: list[Var] = []
         template = _template((args, kwargs), self, slots)
         outs: list[np.ndarray] = []
@@ -260,29 +238,29 @@ class Tracer:
         self._record(eq)
         return result
 
-    def record_write(self, target: np.ndarray, source: np.ndarray) -> None:
+    def wrote(self, target: np.ndarray, source: np.ndarray) -> None:
         """An in-place op wrote ``source`` into ``target``."""
-        if not self.records():
+        if not self.recording():
             return
         eq = Equation(
             "write", None, "write", (self.var_of(target), self.var_of(source)), {}, (), self.phase
         )
         self._record(eq)
 
-    def read_data(self, tensor: Tensor) -> None:
+    def data_read(self, tensor: Tensor) -> None:
         """The function's own code read ``tensor.data``: what it does with the array happens
         in NumPy, out of the record's sight. Reading is fine (returning the array, say); what
         `check_data` and `compiled` catch is the array changed in place, or new arrays given
         to ops afterwards."""
-        if not self.records():
+        if not self.recording():
             return
         data = _DATA_SLOT.__get__(tensor)
         var = self.var_of(tensor)
         self.escaped.append((var, data, np.array(data, copy=True), len(self.equations)))
 
-    def write_data(self, tensor: Tensor) -> None:
+    def data_assigned(self, tensor: Tensor) -> None:
         """The function's own code assigned ``tensor.data``: the record ends."""
-        if self.records():
+        if self.recording():
             self.graph_break("assigning a tensor's .data is not traced")
 
     def check_data(self) -> None:
@@ -300,22 +278,26 @@ class Tracer:
                 )
                 return
 
-    def begin_backward(self, create_graph: bool, to_leaves: bool) -> None:
-        """`run_backward` starts: its rules' ops are the backward phase."""
+    def backward_begins(self, create_graph: bool, to_leaves: bool) -> bool:
+        """`run_backward` starts: its rules' ops are the backward phase. Returns whether it
+        is recorded."""
+        if not self.recording():
+            return False
         if create_graph:
             self.graph_break("backward with create_graph=True is not traced")
         if self.phase != RESULT_BACKWARD:
             self.phase = "backward"
+        return True
 
-    def end_backward(self) -> None:
+    def backward_ends(self, begun: bool) -> None:
         """`run_backward` ended: what follows (an optimizer's step) is the update phase."""
-        if self.phase != RESULT_BACKWARD:
+        if begun and self.phase != RESULT_BACKWARD:
             self.phase = "update"
 
     def deliver(self, leaves: dict) -> None:
         """The leaves' gradients, from a traced backward, into their ``.grad``: one "grad"
         equation each. (Hooks on leaves end the record; they run as in eager mode.)"""
-        tracing = counting.intercept is self
+        tracing = observe.current is self
         if tracing and any(leaf._hooks for leaf in leaves):
             self.graph_break("hooks on a leaf tensor are not traced")
             tracing = False
@@ -324,7 +306,7 @@ class Tracer:
                 leaf: [total.data if isinstance(total, Tensor) else total, owned]
                 for leaf, (total, owned) in leaves.items()
             }
-            _deliver(arrays, False)
+            deliver(arrays, False)
             return
         for leaf, (total, owned) in leaves.items():
             array = total.data if isinstance(total, Tensor) else np.asarray(total)
@@ -333,9 +315,9 @@ class Tracer:
             eq = self._grad_equation(leaf, "add", (var,), bool(owned), (self._temp(new),))
             eq.params["writeable"] = array.flags.writeable  # may the leaf keep it (a pass)
 
-    def set_grad(self, tensor: Tensor, value: Tensor | None) -> None:
+    def grad_assigned(self, tensor: Tensor, value: Tensor | None) -> None:
         """``tensor.grad = value`` ran: a "grad" equation that sets it at each replay."""
-        if not self.records():
+        if not self.recording():
             return
         ins = () if value is None else (self.var_of(value),)
         self._grad_equation(tensor, "set", ins, False, ())
@@ -376,13 +358,26 @@ class Tracer:
         self.result_leaves = [self.input_index.get(i, leaf) for i, leaf in leaves.items()]
         return self.result_leaves
 
-    # What `chainrule.profiler.record_function` asks of an intercept: spans are not recorded.
+    def values_read(self, what: str) -> None:
+        """``what`` took a tensor's values into Python or NumPy: the record ends here."""
+        if self.recording():
+            self.graph_break(f"{what} reads a tensor's values, which the record cannot follow")
 
-    def open(self, name: str, phase: str) -> None:
-        """A user's span: nothing to record."""
+    def module_called(self, module) -> None:
+        """A module was called: its mode (train or eval) guards the record."""
+        if self.recording():
+            self.modules.append(module)
 
-    def close(self, event) -> None:
-        """The end of a user's span: nothing to record."""
+
+def _was_promoted(op, args: tuple, params: dict, out: np.ndarray) -> bool:
+    """Whether `apply_op` gave the op's float result PyTorch's dtype (`dispatch.promote`), so
+    that the replay must too: only a float result whose dtype is not its first operand's can
+    have been, and then NumPy's own dtype tells."""
+    first = args[0].data if isinstance(args[0], Tensor) else args[0]
+    if out.dtype.kind != "f" or (type(first) is np.ndarray and first.dtype == out.dtype):
+        return False
+    arrays = [a.data if isinstance(a, Tensor) else a for a in args]
+    return np.asarray(op.forward(*arrays, **params)).dtype != out.dtype
 
 
 _DATA_SLOT = TensorBase.__dict__["data"]  # the slot itself, which the watch reads through
@@ -390,24 +385,22 @@ _watchers = [0]  # traces in progress (the watch stays until the last ends)
 
 
 def _read(tensor: TensorBase) -> np.ndarray:
-    tracer = counting.intercept
-    outside = tracer is not None and tracer.traces and _outside(sys._getframe(1))
-    if outside:
-        tracer.read_data(tensor)
+    observer = observe.current
+    if observer is not None and _outside(sys._getframe(1)):
+        observer.data_read(tensor)
     return _DATA_SLOT.__get__(tensor, TensorBase)
 
 
 def _write(tensor: TensorBase, value: np.ndarray) -> None:
-    tracer = counting.intercept
-    outside = tracer is not None and tracer.traces and _outside(sys._getframe(1))
-    if outside:
-        tracer.write_data(tensor)
+    observer = observe.current
+    if observer is not None and _outside(sys._getframe(1)):
+        observer.data_assigned(tensor)
     _DATA_SLOT.__set__(tensor, value)
 
 
 def _outside(frame) -> bool:
     """Whether ``frame`` runs code outside chainrule (the function being compiled)."""
-    return not frame.f_code.co_filename.startswith(_HERE)
+    return not frame.f_code.co_filename.startswith(PACKAGE_DIR)
 
 
 def _watch_data(on: bool) -> None:
@@ -421,14 +414,6 @@ def _watch_data(on: bool) -> None:
 
 
 _DATA_DOC = "The tensor's NumPy array (while a trace runs, reads outside chainrule are noted)."
-
-
-def _user_line() -> str:
-    """``file:line`` of the innermost frame outside chainrule (the user's code)."""
-    for frame in reversed(traceback.extract_stack()):
-        if not frame.filename.startswith(_HERE):
-            return f"{frame.filename}:{frame.lineno}"
-    return "<unknown>"
 
 
 class _Slot:

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from .. import function, random
+from .. import dispatch, random
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
 from ..errors import GraphError, fmt_shape
@@ -97,7 +97,7 @@ def _holds_shape_only(args, kwargs) -> bool:
 class BatchTracer(Tensor):
     """A Tensor inside vmap: ``inner`` holds all examples (batch dim first) of vmap level
     ``level``; the tracer has one example's shape. Nested vmaps nest tracers: ``inner`` may
-    be a tracer of an outer level. Ops on it dispatch to their rows' rules (see `dispatch`)."""
+    be a tracer of an outer level. Ops on it run through their rows' rules (see `run_batched`)."""
 
     __slots__ = ("inner", "level")
 
@@ -184,18 +184,18 @@ def new_level(size: int) -> Iterator[int]:
     dispatch to their rules."""
     level = next(_numbers)
     _active.append((level, size))
-    function.batch_hook = dispatch
+    dispatch.batch_hook = run_batched
     try:
         yield level
     finally:
         _active.pop()
         if not _active:
-            function.batch_hook = None
+            dispatch.batch_hook = None
 
 
-def dispatch(op, args: Sequence, params: dict):
+def run_batched(op, args: Sequence, params: dict):
     """Run ``op`` on the innermost level's tracers through its row's batching rule (``op.batch``),
-    or None when no argument is a tracer (`chainrule.function.apply_op` then runs it as usual)."""
+    or None when no argument is a tracer (`chainrule.dispatch.apply_op` then runs it as usual)."""
     level = max((a.level for a in args if isinstance(a, BatchTracer)), default=None)
     if level is None:
         return None

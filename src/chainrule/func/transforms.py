@@ -19,8 +19,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
 from ..autograd import node_order, run_backward, state
+from ..dispatch import OpNode
 from ..errors import DomainError, GraphError, ShapeError, fmt_shape
-from ..function import OpNode
 from ..ops.shape import cat
 from . import batching
 from .batching import BatchTracer

@@ -7,12 +7,9 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, methods
 from ..errors import DomainError, GraphError, ShapeError, fmt_shape
 from ..tensor_base import TensorBase
-
-#: `chainrule.ops`, set by `chainrule._tensor` once the ops exist (the one upward seam).
-ops = None
 
 
 class AliasMethods:
@@ -24,85 +21,85 @@ class AliasMethods:
 
     def absolute(self):
         """|self|, elementwise (`abs`)."""
-        return ops.abs(self)
+        return methods.ops.abs(self)
 
     def negative(self):
         """-self, elementwise (`neg`)."""
-        return ops.neg(self)
+        return methods.ops.neg(self)
 
     def positive(self):
         """self itself (unary +); refused for bool tensors, as in PyTorch."""
-        return ops.positive(self)
+        return methods.ops.positive(self)
 
     def multiply(self, other):
         """self * other, broadcasting (`mul`)."""
-        return ops.mul(self, other)
+        return methods.ops.mul(self, other)
 
     def subtract(self, other, *, alpha=1):
         """self - alpha * other, broadcasting (`sub`)."""
-        return ops.subtract(self, other, alpha=alpha)
+        return methods.ops.subtract(self, other, alpha=alpha)
 
     def true_divide(self, other):
         """self / other, true division (`div`)."""
-        return ops.div(self, other)
+        return methods.ops.div(self, other)
 
     def divide(self, other, *, rounding_mode: str | None = None):
         """self / other, or rounded toward 0 ("trunc") or down ("floor")."""
-        return ops.divide(self, other, rounding_mode=rounding_mode)
+        return methods.ops.divide(self, other, rounding_mode=rounding_mode)
 
     def greater(self, other):
         """self > other, elementwise (bool; `gt`)."""
-        return ops.gt(self, other)
+        return methods.ops.gt(self, other)
 
     def greater_equal(self, other):
         """self >= other, elementwise (bool; `ge`)."""
-        return ops.ge(self, other)
+        return methods.ops.ge(self, other)
 
     def less(self, other):
         """self < other, elementwise (bool; `lt`)."""
-        return ops.lt(self, other)
+        return methods.ops.lt(self, other)
 
     def less_equal(self, other):
         """self <= other, elementwise (bool; `le`)."""
-        return ops.le(self, other)
+        return methods.ops.le(self, other)
 
     def not_equal(self, other):
         """self != other, elementwise (bool; `ne`)."""
-        return ops.ne(self, other)
+        return methods.ops.ne(self, other)
 
     # Shapes and orders.
 
     def moveaxis(self, source, destination):
         """Dimensions moved from ``source`` to ``destination`` (`movedim`)."""
-        return ops.movedim(self, source, destination)
+        return methods.ops.movedim(self, source, destination)
 
     def swapdims(self, dim0: int, dim1: int):
         """Two dimensions swapped (`transpose`)."""
-        return ops.transpose(self, dim0, dim1)
+        return methods.ops.transpose(self, dim0, dim1)
 
     def ravel(self):
         """The elements in one dimension, row-major."""
-        return ops.ravel(self)
+        return methods.ops.ravel(self)
 
     def fliplr(self):
         """Dimension 1 reversed (at least 2-D)."""
-        return ops.fliplr(self)
+        return methods.ops.fliplr(self)
 
     def flipud(self):
         """Dimension 0 reversed (at least 1-D)."""
-        return ops.flipud(self)
+        return methods.ops.flipud(self)
 
     def msort(self):
         """Sorted along dimension 0, values only."""
-        return ops.msort(self)
+        return methods.ops.msort(self)
 
     def ger(self, vec2):
         """The outer product with ``vec2`` (`outer`)."""
-        return ops.outer(self, vec2)
+        return methods.ops.outer(self, vec2)
 
     def trace(self):
         """The sum of this matrix's main diagonal."""
-        return ops.aliases.trace(self)
+        return methods.ops.aliases.trace(self)
 
     # Conjugate transposes: chainrule's tensors are real, so these are transposes.
 
@@ -114,7 +111,7 @@ class AliasMethods:
                 f"H: only matrices (2-D) have .H, got shape {fmt_shape(self.shape)}; use .mH "
                 "for a batch of matrices"
             )
-        return ops.transpose(self, 0, 1)
+        return methods.ops.transpose(self, 0, 1)
 
     @property
     def mH(self):
@@ -127,7 +124,7 @@ class AliasMethods:
             raise ShapeError(
                 f"adjoint: needs a matrix or a batch of matrices, got shape {fmt_shape(self.shape)}"
             )
-        return ops.transpose(self, -2, -1)
+        return methods.ops.transpose(self, -2, -1)
 
     # Sizes and layout.
 
@@ -241,7 +238,7 @@ class AliasMethods:
                 f"as_subclass: {cls!r} does not inherit from chainrule.Tensor; only Tensor "
                 "subclasses can hold a tensor"
             )
-        alias = ops.reshape(self, self.shape) if self.requires_grad else self.detach()
+        alias = methods.ops.reshape(self, self.shape) if self.requires_grad else self.detach()
         out = cls.__new__(cls)
         for slot in TensorBase.__slots__:
             if slot != "__weakref__":
@@ -291,8 +288,8 @@ class AliasMethods:
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         """Category indices drawn from the weights in each row (`chainrule.multinomial`)."""
-        return ops.aliases.multinomial(self, num_samples, replacement, generator=generator)
+        return methods.ops.aliases.multinomial(self, num_samples, replacement, generator=generator)
 
     def bernoulli(self, p=None, *, generator=None):
         """0 or 1 for each element, 1 with probability self (or ``p``)."""
-        return ops.aliases.bernoulli(self, p, generator=generator)
+        return methods.ops.aliases.bernoulli(self, p, generator=generator)

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .. import methods
 from ..dtypes import (
     as_device,
     as_dtype,
@@ -24,13 +25,6 @@ from ..dtypes import (
     uint8,
 )
 from ..errors import DomainError, ShapeError
-
-#: `chainrule.ops`, set by `chainrule._tensor` once the ops exist: the rows make Tensors, so
-#: they cannot be imported while Tensor's bases are (the one upward seam, written once there).
-ops = None
-#: `chainrule.random`, set by that module when it loads (it stands on Tensor, as the ops do):
-#: the random fills take their values from it.
-random = None
 
 #: PyTorch's legacy type names, which ``Tensor.type()`` returns and takes.
 _TYPE_NAMES = {
@@ -86,8 +80,8 @@ class FactoryMethods:
         as_device(device, "to")
         dtype = as_dtype(dtype, "to")
         if dtype is not None and dtype != self.dtype:
-            return ops.cast(self, dtype=dtype)
-        return ops.clone(self) if copy else self
+            return methods.ops.cast(self, dtype=dtype)
+        return methods.ops.clone(self) if copy else self
 
     def type(self, dtype=None, non_blocking: bool = False):
         """Without ``dtype``, PyTorch's name for this tensor's type ('torch.FloatTensor');
@@ -224,39 +218,39 @@ class FactoryMethods:
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
         """Fill with samples of the normal distribution N(mean, std²)."""
-        values = random.normal_values(self, mean, std, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "normal_")
+        values = methods.random.normal_values(self, mean, std, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "normal_")
 
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None):
         """Fill with samples uniform in [from_, to) (PyTorch's ``from``, a Python keyword)."""
-        values = random.uniform_values(self, from_, to, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "uniform_")
+        values = methods.random.uniform_values(self, from_, to, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "uniform_")
 
     def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None):
         """Fill with exp of samples of N(mean, std²)."""
-        values = random.log_normal_values(self, mean, std, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "log_normal_")
+        values = methods.random.log_normal_values(self, mean, std, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "log_normal_")
 
     def exponential_(self, lambd: float = 1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate ``lambd``."""
-        values = random.exponential_values(self, lambd, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "exponential_")
+        values = methods.random.exponential_values(self, lambd, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "exponential_")
 
     def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None):
         """Fill with samples of the Cauchy distribution."""
-        values = random.cauchy_values(self, median, sigma, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "cauchy_")
+        values = methods.random.cauchy_values(self, median, sigma, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "cauchy_")
 
     def geometric_(self, p: float, *, generator=None):
         """Fill with the number of trials to the first success (1, 2, ...), success ``p``."""
-        values = random.geometric_values(self, p, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "geometric_")
+        values = methods.random.geometric_values(self, p, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "geometric_")
 
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 0 or 1, 1 with probability ``p`` (a number, or a tensor broadcast to this
         one's shape)."""
-        values = random.bernoulli_values(self, p, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "bernoulli_")
+        values = methods.random.bernoulli_values(self, p, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "bernoulli_")
 
     def random_(self, from_=..., to=..., *, generator=None):
         """Fill with integers uniform in [from_, to): ``random_(to)`` draws from [0, to),
@@ -271,8 +265,8 @@ class FactoryMethods:
             from_, to = (0, None) if from_ is ... else (0, from_)
         elif from_ is ...:
             from_ = 0
-        values = random.random_values(self, from_, to, generator)
-        return self._inplace(ops.elementwise.copy_into, values, "random_")
+        values = methods.random.random_values(self, from_, to, generator)
+        return self._inplace(methods.ops.elementwise.copy_into, values, "random_")
 
     # Last: once defined, these names are the methods for the rest of the class body.
 

@@ -7,8 +7,7 @@ The rows of one tensor (lgamma, digamma, i0, sinc, signbit, isreal) are methods 
 
 from __future__ import annotations
 
-#: `chainrule.ops`, set by `chainrule._tensor` once the ops exist (the one upward seam).
-ops = None
+from .. import methods
 
 
 class SpecialMethods:
@@ -28,52 +27,52 @@ dtype=float64))
 
     def polygamma(self, n: int):
         """The n-th derivative of digamma at self, elementwise."""
-        return ops.polygamma(n, self)
+        return methods.ops.polygamma(n, self)
 
     def mvlgamma(self, p: int):
         """The log of the multivariate gamma function of dimension p, elementwise."""
-        return ops.mvlgamma(self, p)
+        return methods.ops.mvlgamma(self, p)
 
     def igamma(self, other):
         """The regularized lower incomplete gamma function P(self, other)."""
-        return ops.igamma(self, other)
+        return methods.ops.igamma(self, other)
 
     def igammac(self, other):
         """The regularized upper incomplete gamma function Q(self, other)."""
-        return ops.igammac(self, other)
+        return methods.ops.igammac(self, other)
 
     def logit(self, eps: float | None = None):
         """log(self / (1 - self)), self clamped to [eps, 1 - eps] when eps is given."""
-        return ops.logit(self, eps)
+        return methods.ops.logit(self, eps)
 
     def xlogy(self, other):
         """self * log(other), 0 where self is 0."""
-        return ops.xlogy(self, other)
+        return methods.ops.xlogy(self, other)
 
     def logaddexp2(self, other):
         """log2(2**self + 2**other), elementwise, computed stably."""
-        return ops.logaddexp2(self, other)
+        return methods.ops.logaddexp2(self, other)
 
     def float_power(self, exponent):
         """self ** exponent computed in float64 (a float64 result)."""
-        return ops.float_power(self, exponent)
+        return methods.ops.float_power(self, exponent)
 
     def gcd(self, other):
         """The greatest common divisor of self and other (integers), elementwise."""
-        return ops.gcd(self, other)
+        return methods.ops.gcd(self, other)
 
     def lcm(self, other):
         """The least common multiple of self and other (integers), elementwise."""
-        return ops.lcm(self, other)
+        return methods.ops.lcm(self, other)
 
     def ldexp(self, other):
         """self * 2 ** other, elementwise."""
-        return ops.ldexp(self, other)
+        return methods.ops.ldexp(self, other)
 
     def frexp(self):
         """(mantissa, exponent) with self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)."""
-        return ops.frexp(self)
+        return methods.ops.frexp(self)
 
     def nextafter(self, other):
         """The next floating-point number after self toward other, elementwise."""
-        return ops.nextafter(self, other)
+        return methods.ops.nextafter(self, other)

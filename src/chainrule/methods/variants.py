@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import methods
 from ..errors import DTypeError, GraphError, ShapeError, fmt_shape
 from ..graph import state
-
-#: `chainrule.ops`, set by `chainrule._tensor` once the ops exist (the one upward seam).
-ops = None
 
 #: Methods whose in-place form ``name_`` writes ``self.name(*args, **kwargs)`` into self.
 IN_PLACE = (
@@ -153,7 +151,9 @@ class InPlaceMethods:
             )
         mask = np.zeros(shape, bool)
         np.fill_diagonal(mask, True, wrap=wrap)
-        return self._inplace(lambda x, _: ops.where(mask, fill_value, x), None, "fill_diagonal_")
+        return self._inplace(
+            lambda x, _: methods.ops.where(mask, fill_value, x), None, "fill_diagonal_"
+        )
 
     def apply_(self, callable):
         """Replace each element by ``callable(element)``, in place (a Python function on each

@@ -8,8 +8,8 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
+from ..observe import replayed_whole
 from ._checks import _array, _check_reduction
 
 __all__ = ["ctc_loss"]

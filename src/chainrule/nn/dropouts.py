@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import ShapeError, fmt_shape
+from ..observe import replayed_whole
 from ..random import default_generator
 from ._checks import _check_probability
 from .activation_functions import _in_place

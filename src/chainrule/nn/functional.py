@@ -13,14 +13,14 @@ import math
 
 import numpy as np
 
-from .. import counting, ops
+from .. import observe, ops
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import (
     DomainError,
     ShapeError,
     fmt_shape,
 )
+from ..observe import replayed_whole
 from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, fold, unfold
 from ..ops.padding import pad
 from ..ops.pool import (
@@ -200,7 +200,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         index = _indices(tensor, "one_hot", "the input")
         if not index.size:
             raise DomainError("one_hot: cannot infer num_classes from an empty tensor; pass it")
-        counting.reads_values("one_hot with num_classes=-1")
+        observe.reads_values("one_hot with num_classes=-1")
         num_classes = int(index.max()) + 1
     return Tensor._make(_one_hot(tensor, num_classes))
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import (
     DomainError,
     DTypeError,
@@ -19,6 +18,7 @@ from ..errors import (
     fmt_dtype,
     fmt_shape,
 )
+from ..observe import replayed_whole
 from ._checks import (
     _array,
     _check_broadcast_target,

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import counting, dtypes
+from .. import dtypes, observe
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import ChainruleError, DomainError, DTypeError, fmt_shape
@@ -120,9 +120,8 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        tracer = counting.intercept
-        if tracer is not None and tracer.traces and tracer.records():
-            tracer.modules.append(self)  # its mode (train/eval) guards the record
+        if observe.current is not None:
+            observe.current.module_called(self)  # a recording guards on its mode (train/eval)
         pre_hooks = self.__dict__.get("_forward_pre_hooks")
         hooks = self.__dict__.get("_forward_hooks")
         if not pre_hooks and not hooks:
@@ -422,7 +421,7 @@ class Module:
             param.requires_grad_(requires_grad)
         return self
 
-    @counting.replayed_whole
+    @observe.replayed_whole
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
         zero_grads(self.parameters(), set_to_none)

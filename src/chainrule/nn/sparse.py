@@ -8,9 +8,9 @@ import numpy as np
 from .. import ops
 from .._tensor import Tensor
 from ..autograd import no_grad
-from ..counting import replayed_whole
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
+from ..observe import replayed_whole
 from . import init
 from ._checks import _array
 from .module import Module, Parameter

@@ -15,8 +15,8 @@ import itertools
 import numpy as np
 
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..observe import replayed_whole
 from .conv import _dtype
 from .elementwise import abs as abs_
 from .elementwise import clamp, where

@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import kernels, xp
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
+from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
 from .dims import check_dim

@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..observe import replayed_whole
 from ..op import LINEAR, Op
 from .conv import _batched, _dtype, _ints, _spans, _unbatched, unfold_row
 from .indexing import index_row

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DomainError, ShapeError
+from ..observe import replayed_whole
 from .conv import _batched, _dtype, _ints, _unbatched
 from .elementwise import abs as abs_
 from .elementwise import relu, sign

@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import kernels, xp
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_shape
+from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
 
 __all__ = [

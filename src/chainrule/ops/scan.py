@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..dtypes import as_dtype, int64
 from ..errors import DTypeError, fmt_dtype
+from ..observe import replayed_whole
 from ..op import LINEAR, Op
 from .dims import check_dim
 from .reduce import ValuesIndices

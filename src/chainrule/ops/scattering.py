@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
+from ..observe import replayed_whole
 from ..op import LINEAR, Op
 from . import indexing
 from .dims import check_dim

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
+from ..dispatch import apply_op
 from ..errors import ShapeError, fmt_shape
-from ..function import apply_op
 from ..op import LINEAR, Op, shifted, with_rank
 from .dims import check_dim, check_dims, check_sizes
 from .indexing import getitem_row

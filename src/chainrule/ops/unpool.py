@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._tensor import Tensor
-from ..counting import replayed_whole
 from ..creation import zeros
 from ..errors import DomainError, OutOfRangeError, ShapeError, fmt_shape
+from ..observe import replayed_whole
 from ..random import default_generator
 from .conv import _batched, _dtype, _ints, _unbatched
 from .indexing import index_row

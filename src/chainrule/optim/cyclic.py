@@ -12,8 +12,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from ..counting import replayed_whole
 from ..errors import DomainError
+from ..observe import replayed_whole
 from .optimizers import Optimizer
 from .scheduler import LRScheduler, _check_optimizer, per_group
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import enable_grad
-from ..counting import replayed_whole
 from ..errors import DomainError
+from ..observe import replayed_whole
 from .optimizers import Optimizer
 
 Objective = Callable[[float, np.ndarray], tuple[float, np.ndarray]]

@@ -13,8 +13,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError
+from ..observe import replayed_whole
 from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from .optimizers import Optimizer
 from .scheduler import (

@@ -18,9 +18,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import enable_grad
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..nn.grads import zero_grads
+from ..observe import replayed_whole
 
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:

@@ -18,8 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError
+from ..observe import replayed_whole
 from .optimizers import Optimizer
 
 
