@@ -1,0 +1,30 @@
+"""Learning-rate schedulers, as ``torch.optim.lr_scheduler``: each changes ``group["lr"]`` of an
+optimizer the way PyTorch does. `LRScheduler` is in `base`; the schedules by a formula of the
+epoch in `formulas`, the cyclic ones in `cyclic`, `ReduceLROnPlateau` in `plateau`, and
+SequentialLR and ChainedScheduler, which combine others, in `combined`.
+
+Call ``scheduler.step()`` after ``optimizer.step()``.
+"""
+
+from .base import LRScheduler
+from .combined import ChainedScheduler, SequentialLR
+from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
+from .formulas import (
+    ConstantLR,
+    CosineAnnealingLR,
+    ExponentialLR,
+    LambdaLR,
+    LinearLR,
+    MultiplicativeLR,
+    MultiStepLR,
+    PolynomialLR,
+    StepLR,
+)
+from .plateau import ReduceLROnPlateau
+
+__all__ = [
+    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+    "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+    "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
+    "StepLR",
+]  # fmt: skip
