@@ -37,7 +37,7 @@ ORDER = [
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func.stateless", "func", "gradcheck",
     "checkpoint", "io",
-    "data.datasets", "data.sampler", "data.dataset", "data.loader", "data", "nn.grads",
+    "data.toy_datasets", "data.sampler", "data.dataset", "data.dataloader", "data", "nn.grads",
     "nn._checks", "nn.init", "nn.module", "nn.container", "nn.distance", "nn.losses",
     "nn.norms", "nn.sparse", "nn.sampling", "nn.activation_functions", "nn.dropouts",
     "nn.losses_margin", "nn.linear_losses", "nn.ctc", "nn.multihead", "nn.spatial_functions",
@@ -46,9 +46,11 @@ ORDER = [
     "nn.conv", "nn.pooling", "nn.unpooling", "nn.padding", "nn.normalization", "nn.legacy",
     "nn.attention", "nn.recurrent", "nn.transformer", "nn.reparam", "nn.utils", "nn",
     "nn.torch_functions", "nn.torch_layer_functions", "linalg_solvers", "linalg",
-    "optim.optimizers",
-    "optim.adam", "optim.adaptive", "optim.classic", "optim.matrix", "optim.lbfgs",
-    "optim.scheduler", "optim.cyclic",
+    "optim.optimizer", "optim.sgd",
+    "optim.adam", "optim.rmsprop", "optim.adagrad", "optim.adadelta", "optim.rprop", "optim.asgd",
+    "optim.matrix", "optim.lbfgs",
+    "optim.lr_scheduler.base", "optim.lr_scheduler.formulas", "optim.lr_scheduler.cyclic",
+    "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
     "optim.lr_scheduler", "optim", "distributed",
     "viz", "texts", "",  # chainrule itself
     "apps", "__main__",
