@@ -96,8 +96,7 @@ def material_graph():
     return out
 
 
-def test_material_graph_code_walks_chainrule_values():
-    pytest.importorskip("graphviz")
+def test_material_graph_code_walks_chainrule_values(graphviz):
     out = material_graph()
     nodes, edges = micrograd_trace(out)
     assert len(nodes) == 9 and len(edges) == 11
@@ -108,8 +107,7 @@ def test_material_graph_code_walks_chainrule_values():
     assert f"grad {out.grad:.4f}" in source
 
 
-def test_material_graph_code_renders_svg(dot_program):
-    pytest.importorskip("graphviz")
+def test_material_graph_code_renders_svg(graphviz, dot_program):
     svg = micrograd_draw_dot(material_graph()).pipe().decode()
     assert svg.lstrip().startswith("<?xml") and ">tanh</text>" in svg
 
@@ -202,11 +200,10 @@ def test_cli_engine_only_applies_to_blobs(capsys):
 
 
 @pytest.mark.parametrize("name", EXERCISES)
-def test_every_exercise_script_prints_its_numbers(name, capsys, tmp_path, monkeypatch):
-    if name == "exercise3_graph":
-        pytest.importorskip("graphviz")
-        if chainrule.viz.shutil.which("dot") is None:
-            pytest.skip("Graphviz's dot program is not installed")
+def test_every_exercise_script_prints_its_numbers(name, capsys, tmp_path, monkeypatch, request):
+    if name == "exercise3_graph":  # it renders an SVG
+        request.getfixturevalue("graphviz")
+        request.getfixturevalue("dot_program")
     monkeypatch.chdir(tmp_path)  # exercise 3 saves its SVG in the working directory
     example(name).main()
     assert len(capsys.readouterr().out.splitlines()) >= 3
@@ -240,8 +237,7 @@ def test_exercise3_partials_match_the_hand_computation():
         assert label in r["dot_source"]
 
 
-def test_exercise3_saves_the_graph_as_svg(dot_program, tmp_path):
-    pytest.importorskip("graphviz")
+def test_exercise3_saves_the_graph_as_svg(graphviz, dot_program, tmp_path):
     path = tmp_path / "graph.svg"
     example("exercise3_graph").run(path)
     svg = path.read_text()
