@@ -58,34 +58,35 @@ def test_numerical_gradient_check_uses_its_step_and_tolerance():
 
 
 def micrograd_trace(root):
-    """The material's graph walk: every node and (parent, child) edge, through _prev."""
-    nodes, edges = set(), set()
-
-    def build(v):
-        if v not in nodes:
-            nodes.add(v)
-            for parent in v._prev:
-                edges.add((parent, v))
-                build(parent)
-
-    build(root)
-    return nodes, edges
+    """What code written for micrograd-style Values reads of a graph: every Value that
+    ``root`` was computed from (through ``_prev``), and each (input, result) link."""
+    seen, links, todo = {root}, set(), [root]
+    while todo:
+        result = todo.pop()
+        links |= {(value, result) for value in result._prev}
+        fresh = set(result._prev) - seen
+        seen |= fresh
+        todo.extend(fresh)
+    return seen, links
 
 
 def micrograd_draw_dot(root):
-    """The material's drawing: a record per node, a circle labelled with _op per op."""
+    """The same graph drawn through graphviz from ``data``, ``grad`` and ``_op`` alone: a
+    record per Value, and an oval per op between a result and its inputs."""
     from graphviz import Digraph
 
+    values, links = micrograd_trace(root)
+    key = {value: f"v{i}" for i, value in enumerate(values)}
+    op_key = {value: key[value] + "_op" for value in values if value._op}
     dot = Digraph(format="svg", graph_attr={"rankdir": "LR"})
-    nodes, edges = micrograd_trace(root)
-    for n in nodes:
-        uid = str(id(n))
-        dot.node(name=uid, label=f"{{ data {n.data:.4f} | grad {n.grad:.4f} }}", shape="record")
-        if n._op:
-            dot.node(name=uid + n._op, label=n._op)
-            dot.edge(uid + n._op, uid)
-    for parent, child in edges:
-        dot.edge(str(id(parent)), str(id(child)) + child._op)
+    for value in values:
+        text = f"{{ data {value.data:.4f} | grad {value.grad:.4f} }}"
+        dot.node(name=key[value], label=text, shape="record")
+    for value, name in op_key.items():
+        dot.node(name=name, label=value._op)
+        dot.edge(name, key[value])
+    for value, result in links:
+        dot.edge(key[value], op_key.get(result, key[result]))
     return dot
 
 

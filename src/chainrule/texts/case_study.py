@@ -48,8 +48,8 @@ class Scalar(Value):
         super().__init__(data, children, op, label)
 
     def __repr__(self) -> str:
-        label = f" ({self.label})" if self.label else ""
-        return f"Scalar(data={self.data:.4f}, grad={self.grad:.4f}{label})"
+        shown = f"data={self.data:.4f}, grad={self.grad:.4f}"
+        return f"Scalar({shown} ({self.label}))" if self.label else f"Scalar({shown})"
 
 
 class DualNumber(Dual):
@@ -99,7 +99,7 @@ class Layer(nn.Layer):
     """``n_outputs`` Neurons with one activation; returns a list even for one output."""
 
     def __init__(self, n_inputs: int, n_outputs: int, activation: str = "relu") -> None:
-        self.neurons = [Neuron(n_inputs, activation=activation) for _ in range(n_outputs)]
+        self.neurons = [Neuron(n_inputs, activation) for _ in range(n_outputs)]
 
 
 class MLP(nn.MLP):
