@@ -6,6 +6,9 @@ SequentialLR and ChainedScheduler, which combine others, in `combined`.
 Call ``scheduler.step()`` after ``optimizer.step()``.
 """
 
+from bisect import bisect_right  # noqa: F401 - torch.optim.lr_scheduler has the name too
+
+from ..optimizer import Optimizer  # noqa: F401 - as torch.optim.lr_scheduler.Optimizer
 from .base import LRScheduler
 from .combined import ChainedScheduler, SequentialLR
 from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
