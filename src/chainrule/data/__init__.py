@@ -1,7 +1,6 @@
-"""Data for training, as ``torch.utils.data`` has it: data sets (`chainrule.data.dataset`),
-samplers (`chainrule.data.sampler`) and the `DataLoader` (`chainrule.data.dataloader`), plus
-small data sets for demos and tests (`chainrule.data.toy_datasets`: XOR, blobs, moons, spirals,
-digits)."""
+"""Data for training, as ``torch.utils.data`` has it: data sets (`data.dataset`), samplers
+(`data.sampler`) and the `DataLoader` (`data.dataloader`), plus small data sets for demos and
+tests (`data.toy_datasets`: XOR, blobs, moons, spirals, digits)."""
 
 from .dataloader import DataLoader, WorkerInfo, default_collate, default_convert, get_worker_info
 from .dataset import (

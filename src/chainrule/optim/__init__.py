@@ -1,8 +1,6 @@
-"""Optimizers (SGD, ASGD, Rprop; Adam, AdamW, NAdam, RAdam, Adamax, SparseAdam; RMSprop,
-Adagrad, Adadelta; Adafactor, Muon; LBFGS) and learning-rate schedulers (`optim.lr_scheduler`),
-with PyTorch's names, defaults and update formulas. Each optimizer lives in the module of its
-name (`optim.sgd`, `optim.rmsprop`, ...) on the base `optim.optimizer`; the Adam family shares
-`optim.adam`, Adafactor and Muon (which treat a parameter as a matrix) `optim.matrix`."""
+"""Optimizers with PyTorch's names, defaults and update formulas, each in the module of its name
+(`optim.sgd`, `optim.rmsprop`, ... on the base `optim.optimizer`; the Adam family shares
+`optim.adam`, Adafactor and Muon `optim.matrix`) and learning-rate schedulers (`lr_scheduler`)."""
 
 from . import lr_scheduler
 from .adadelta import Adadelta

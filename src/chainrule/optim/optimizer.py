@@ -1,7 +1,6 @@
-"""`Optimizer`, the base of every optimizer: parameter groups, per-parameter state, state dicts,
-and `swap_in_optimizer_params_and_state`, which steps other tensors with an optimizer for a
-while. Each optimizer is in the module of its name (`optim.sgd`, `optim.rmsprop`, ...), the
-Adam family together in `optim.adam`.
+"""`Optimizer`, the base of every optimizer (parameter groups, per-parameter state, state dicts),
+and `swap_in_optimizer_params_and_state`. Each optimizer is in the module of its name
+(`optim.sgd`, `optim.rmsprop`, ...); the Adam family shares `optim.adam`.
 
 Each update works on the parameters' NumPy arrays in place, in their own dtype, one array
 operation per formula line; parameters whose ``.grad`` is None are skipped.

@@ -1,9 +1,9 @@
-"""Learning-rate schedulers, as ``torch.optim.lr_scheduler``: each changes ``group["lr"]`` of an
-optimizer the way PyTorch does. `LRScheduler` is in `base`; the schedules by a formula of the
-epoch in `formulas`, the cyclic ones in `cyclic`, `ReduceLROnPlateau` in `plateau`, and
-SequentialLR and ChainedScheduler, which combine others, in `combined`.
+"""Learning-rate schedulers, as ``torch.optim.lr_scheduler``: `LRScheduler` in `base`, schedules
+by a formula of the epoch in `formulas`, cyclic ones in `cyclic`, `ReduceLROnPlateau` in
+`plateau`, and SequentialLR and ChainedScheduler, which combine others, in `combined`.
 
-Call ``scheduler.step()`` after ``optimizer.step()``.
+Each changes ``group["lr"]`` of an optimizer the way PyTorch does; call ``scheduler.step()``
+after ``optimizer.step()``.
 """
 
 from bisect import bisect_right  # noqa: F401 - torch.optim.lr_scheduler has the name too
