@@ -34,15 +34,55 @@ class Cube(chainrule.Function):
         return 3 * x**2 * g
 
 
+def optional_module(name: str, install: str):
+    """The optional library ``name`` for a test: skipped when absent, but a failure when CI=true
+    (a module-level ``pytest.importorskip`` would skip a whole file silently even in CI)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is required in CI: {install}")
+        pytest.skip(f"{name} is not installed ({install})")
+
+
 @pytest.fixture(scope="session")
 def torch():
     """PyTorch, the oracle: skipped when absent, but a failure when CI=true."""
-    try:
-        return importlib.import_module("torch")
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PyTorch is required in CI: pip install torch==2.13.0")
-        pytest.skip("PyTorch is not installed (pip install torch==2.13.0)")
+    return optional_module("torch", "pip install torch==2.13.0")
+
+
+@pytest.fixture(scope="session")
+def safetensors_numpy():
+    """safetensors' NumPy API (chainrule.save and load need the package): skipped when absent,
+    but a failure when CI=true."""
+    return optional_module("safetensors.numpy", "pip install -e .[io]")
+
+
+@pytest.fixture(scope="session")
+def safetensors_torch(torch):
+    """safetensors' PyTorch API, to write files as PyTorch programs do: skipped when absent,
+    but a failure when CI=true."""
+    return optional_module("safetensors.torch", "pip install -e .[io] torch==2.13.0")
+
+
+@pytest.fixture(scope="session")
+def graphviz():
+    """The graphviz Python package (not the dot program: see `dot_program`): skipped when
+    absent, but a failure when CI=true."""
+    return optional_module("graphviz", "pip install -e .[viz]")
+
+
+@pytest.fixture(scope="session")
+def sklearn_datasets():
+    """scikit-learn's data sets (the digits' reference copy): skipped when absent, but a
+    failure when CI=true."""
+    return optional_module("sklearn.datasets", "pip install -e .[data]")
+
+
+@pytest.fixture(scope="session")
+def tqdm():
+    """tqdm, the demos' progress bar: skipped when absent, but a failure when CI=true."""
+    return optional_module("tqdm", "pip install -e .[demo]")
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,8 @@ import chainrule
 from chainrule import SerializationError, load, nn, optim, save
 from chainrule.optim import lr_scheduler
 
-pytest.importorskip("safetensors")
+#: chainrule.save and load need the safetensors package: every test here runs with it.
+pytestmark = pytest.mark.usefixtures("safetensors_numpy")
 
 _RNG = np.random.default_rng(5)
 INPUT = _RNG.normal(size=(16, 4)).astype(np.float32)
@@ -200,8 +201,9 @@ def _torch_models(torch):
 
 
 @pytest.mark.parametrize("kind", ["mlp", "conv-batchnorm"])
-def test_a_pytorch_safetensors_state_dict_loads_into_the_matching_model(torch, tmp_path, kind):
-    safetensors_torch = pytest.importorskip("safetensors.torch")
+def test_a_pytorch_safetensors_state_dict_loads_into_the_matching_model(
+    torch, safetensors_torch, tmp_path, kind
+):
     theirs, ours, x = _torch_models(torch)[kind]
     theirs.train()
     theirs(torch.tensor(x))  # move the batch-norm running statistics off their start

@@ -174,8 +174,7 @@ def test_spirals_noise_jitters_the_angle_only():
     assert np.abs(X0 - X1).max() > 0.1
 
 
-def test_load_digits_matches_scikit_learn_scaled_to_unit_range():
-    sklearn_datasets = pytest.importorskip("sklearn.datasets")
+def test_load_digits_matches_scikit_learn_scaled_to_unit_range(sklearn_datasets):
     X, y = load_digits()
     assert X.shape == (1797, 1, 8, 8) and X.dtype == np.float32
     assert y.shape == (1797,) and y.dtype == np.int64

@@ -81,8 +81,7 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_gets_a_tqdm_bar_instead_of_lines(monkeypatch, capsys):
-    pytest.importorskip("tqdm")
+def test_a_terminal_gets_a_tqdm_bar_instead_of_lines(tqdm, monkeypatch, capsys):
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     demos.train_moons(steps=20)

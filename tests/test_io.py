@@ -17,7 +17,8 @@ import chainrule
 from chainrule import SerializationError, load, nn, optim, save
 from chainrule.errors import DTypeError
 
-safetensors_numpy = pytest.importorskip("safetensors.numpy")
+#: chainrule.save and load need the safetensors package: every test here runs with it.
+pytestmark = pytest.mark.usefixtures("safetensors_numpy")
 
 
 class Tiny(nn.Module):
@@ -204,7 +205,7 @@ def test_adam_resumed_from_a_file_trains_bit_identically(tmp_path):
 # The file format.
 
 
-def test_saved_file_is_plain_safetensors_with_dotted_names(tmp_path):
+def test_saved_file_is_plain_safetensors_with_dotted_names(safetensors_numpy, tmp_path):
     path = tmp_path / "ckpt.safetensors"
     model = Tiny(seed=2)
     optimizer = optim.Adam(model.parameters(), lr=0.1)
@@ -224,7 +225,7 @@ def test_saved_file_is_plain_safetensors_with_dotted_names(tmp_path):
     assert all(isinstance(value, str) for value in header["__metadata__"].values())
 
 
-def test_file_from_safetensors_save_file_loads_as_a_flat_dict(tmp_path):
+def test_file_from_safetensors_save_file_loads_as_a_flat_dict(safetensors_numpy, tmp_path):
     path = tmp_path / "foreign.safetensors"
     arrays = {
         "encoder.weight": np.arange(6, dtype=np.float32).reshape(2, 3),
@@ -443,7 +444,7 @@ def test_checksum_is_a_crc32_of_name_dtype_shape_then_bytes(pair):
     ],
     ids=["F32-as-I32", "F32-as-U32", "reshaped", "names-swapped", "renamed"],
 )
-def test_header_edit_that_keeps_the_bytes_valid_is_refused(pair, edit, message):
+def test_header_edit_that_keeps_the_bytes_valid_is_refused(safetensors_numpy, pair, edit, message):
     header, body = header_of(pair)
     # Each edit alone is a valid safetensors file: only the checksum can tell.
     edit(header)
@@ -491,17 +492,19 @@ def test_corrupted_checksums_are_refused(pair, checksums):
         load(pair)
 
 
-def write_old_format(path, arrays: dict, tree: dict) -> None:
+def write_old_format(safetensors_numpy, path, arrays: dict, tree: dict) -> None:
     """A file as chainrule wrote it before chainrule.checksums: a CRC-32 of the bytes alone."""
     crcs = {name: zlib.crc32(array.tobytes()) for name, array in arrays.items()}
     metadata = {"chainrule.tree": json.dumps(tree), "chainrule.crc32": json.dumps(crcs)}
     safetensors_numpy.save_file(arrays, str(path), metadata=metadata)
 
 
-def test_file_from_before_the_new_checksums_still_loads_and_is_checked(tmp_path):
+def test_file_from_before_the_new_checksums_still_loads_and_is_checked(safetensors_numpy, tmp_path):
     path = tmp_path / "old.safetensors"
     arrays = {"w": np.arange(4, dtype=np.float32), "n": np.array([3, 4], dtype=np.int64)}
-    write_old_format(path, arrays, {"dict": [["w", {"tensor": "w"}], ["n", {"tensor": "n"}]]})
+    write_old_format(
+        safetensors_numpy, path, arrays, {"dict": [["w", {"tensor": "w"}], ["n", {"tensor": "n"}]]}
+    )
     loaded = load(path)
     assert list(loaded) == ["w", "n"]
     assert loaded["w"].dtype == np.float32 and loaded["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
@@ -513,10 +516,10 @@ def test_file_from_before_the_new_checksums_still_loads_and_is_checked(tmp_path)
         load(path)
 
 
-def test_file_from_before_the_new_checksums_does_not_cover_the_dtype(tmp_path):
+def test_file_from_before_the_new_checksums_does_not_cover_the_dtype(safetensors_numpy, tmp_path):
     # The documented limit of old files: their checksum covers the bytes only.
     path = tmp_path / "old.safetensors"
-    write_old_format(path, {"w": np.ones(2, dtype=np.float32)}, {"tensor": "w"})
+    write_old_format(safetensors_numpy, path, {"w": np.ones(2, dtype=np.float32)}, {"tensor": "w"})
     path.write_bytes(path.read_bytes().replace(b'"F32"', b'"I32"'))
     assert load(path).tolist() == [1065353216, 1065353216]
 
@@ -584,7 +587,7 @@ def test_bytes_appended_to_the_data_are_refused(saved):
         load(saved)
 
 
-def test_foreign_bool_tensor_with_a_byte_other_than_0_or_1_is_refused(tmp_path):
+def test_foreign_bool_tensor_with_a_byte_other_than_0_or_1_is_refused(safetensors_numpy, tmp_path):
     path = tmp_path / "mask.safetensors"
     safetensors_numpy.save_file({"mask": np.array([True, False, True])}, str(path))
     data = bytearray(path.read_bytes())
@@ -594,7 +597,9 @@ def test_foreign_bool_tensor_with_a_byte_other_than_0_or_1_is_refused(tmp_path):
         load(path)
 
 
-def test_foreign_file_has_no_checksum_so_a_flipped_data_byte_goes_unnoticed(tmp_path):
+def test_foreign_file_has_no_checksum_so_a_flipped_data_byte_goes_unnoticed(
+    safetensors_numpy, tmp_path
+):
     # The documented limit: without chainrule metadata only the header can be checked.
     path = tmp_path / "foreign.safetensors"
     safetensors_numpy.save_file({"w": np.array([1.0, 2.0], dtype=np.float32)}, str(path))
@@ -604,9 +609,7 @@ def test_foreign_file_has_no_checksum_so_a_flipped_data_byte_goes_unnoticed(tmp_
     assert load(path)["w"].tolist() == [1.0, 8.0]
 
 
-def test_file_from_torch_loads_as_a_flat_dict(tmp_path):
-    torch = pytest.importorskip("torch")
-    safetensors_torch = pytest.importorskip("safetensors.torch")
+def test_file_from_torch_loads_as_a_flat_dict(torch, safetensors_torch, tmp_path):
     path = tmp_path / "torch.safetensors"
     weight = torch.arange(6, dtype=torch.float32).reshape(2, 3)
     safetensors_torch.save_file({"weight": weight, "step": torch.tensor(5)}, str(path))

@@ -1,8 +1,10 @@
 """The package's layout holds: imports point down a fixed order of modules (with one documented
-seam where Tensor meets the ops), and a long module says why it is one concept.
-docs/book/11_layout.md explains the order."""
+seam where Tensor meets the ops), a long module says why it is one concept, and the maps in
+README's "Layout" and docs/book/11_layout.md (which explains the order) name every top-level
+module and package and nothing that is not there."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,7 @@ ORDER = [
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func.stateless", "func", "gradcheck",
     "checkpoint", "io",
-    "data.datasets", "data.sampler", "data.dataset", "data.loader", "data", "nn.grads",
+    "data.toy_datasets", "data.sampler", "data.dataset", "data.dataloader", "data", "nn.grads",
     "nn._checks", "nn.init", "nn.module", "nn.container", "nn.distance", "nn.losses",
     "nn.norms", "nn.sparse", "nn.sampling", "nn.activation_functions", "nn.dropouts",
     "nn.losses_margin", "nn.linear_losses", "nn.ctc", "nn.multihead", "nn.spatial_functions",
@@ -46,9 +48,11 @@ ORDER = [
     "nn.conv", "nn.pooling", "nn.unpooling", "nn.padding", "nn.normalization", "nn.legacy",
     "nn.attention", "nn.recurrent", "nn.transformer", "nn.reparam", "nn.utils", "nn",
     "nn.torch_functions", "nn.torch_layer_functions", "linalg_solvers", "linalg",
-    "optim.optimizers",
-    "optim.adam", "optim.adaptive", "optim.classic", "optim.matrix", "optim.lbfgs",
-    "optim.scheduler", "optim.cyclic",
+    "optim.optimizer", "optim.sgd",
+    "optim.adam", "optim.rmsprop", "optim.adagrad", "optim.adadelta", "optim.rprop", "optim.asgd",
+    "optim.matrix", "optim.lbfgs",
+    "optim.lr_scheduler.base", "optim.lr_scheduler.formulas", "optim.lr_scheduler.cyclic",
+    "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
     "optim.lr_scheduler", "optim", "distributed",
     "viz", "texts", "",  # chainrule itself
     "apps", "__main__",
@@ -145,3 +149,82 @@ def test_a_module_over_800_lines_says_in_its_docstring_why_it_stays_whole():
         f"{', '.join(unexplained)}: split by concept, or say in the module docstring why it "
         "stays whole (the words 'stays whole' mark the reason)"
     )
+
+
+# The layout as README's "Layout" and the book's "How the code is laid out" describe it: every
+# file or package they name exists, and each names every top-level module and package.
+
+ROOT = SRC.parent
+LAYOUT_TEXTS = {"README.md": "## Layout", "docs/book/11_layout.md": "## The map"}
+
+#: A file or package as the texts write it: ``op.py``, ``ops/``, ``ops/elementwise.py``.
+_PATH = re.compile(r"(?<![\w./-])((?:[A-Za-z_]\w*/)*(?:[A-Za-z_]\w*\.py|[A-Za-z_]\w*/))")
+
+
+def _src_block(text: str, heading: str) -> list[str]:
+    """The lines of the section's code block that describe src/chainrule/ ("src/chainrule/"
+    blanked out), up to the next entry at the block's left edge."""
+    section = text.split(heading + "\n", 1)[1]
+    block = section.split("```\n", 2)[1].splitlines()
+    start = next(i for i, line in enumerate(block) if line.lstrip().startswith("src/chainrule/"))
+    lines = [block[start].replace("src/chainrule/", " " * len("src/chainrule/"), 1)]
+    for line in block[start + 1 :]:
+        if line.strip() and not line[0].isspace():
+            break
+        lines.append(line)
+    return [line for line in lines if line.strip()]
+
+
+def _entries(lines: list[str]) -> list[str]:
+    """One string per entry: a line at the block's least indentation and the deeper lines
+    after it, split again at semicolons."""
+    indent = min(len(line) - len(line.lstrip()) for line in lines)
+    entries: list[str] = []
+    for line in lines:
+        if len(line) - len(line.lstrip()) == indent or not entries:
+            entries.append(line.strip())
+        else:
+            entries[-1] += " " + line.strip()
+    return [piece for entry in entries for piece in entry.split(";")]
+
+
+def _exists(name: str, package: str = "") -> bool:
+    path = SRC / "chainrule" / package / name.rstrip("/")
+    return path.is_dir() if name.endswith("/") else path.is_file()
+
+
+def _named(text_path: str) -> tuple[set[str], list[str]]:
+    """The top-level modules and packages a layout text names (``op.py``, ``ops/``), and the
+    names it gives that are not in src/chainrule (a name inside an entry may be a file of a
+    package named before it in that entry: ``scalar/ ... rules.py``)."""
+    lines = _src_block((ROOT / text_path).read_text(), LAYOUT_TEXTS[text_path])
+    top, missing = set(), []
+    for entry in _entries(lines):
+        packages = []
+        for name in _PATH.findall(entry):
+            if _exists(name):
+                top.add(name)
+            elif not any(_exists(name, package) for package in packages):
+                missing.append(name)
+            if name.endswith("/"):
+                packages.append(name)
+    return top, missing
+
+
+def _top_level() -> set[str]:
+    """Every top-level module and package, as the texts write them (``op.py``, ``ops/``)."""
+    names = {entry for entry in ORDER if entry and "." not in entry}
+    return {f"{n}/" if (SRC / "chainrule" / n).is_dir() else f"{n}.py" for n in names}
+
+
+@pytest.mark.parametrize("text_path", sorted(LAYOUT_TEXTS))
+def test_the_layout_texts_name_only_what_exists(text_path):
+    _, missing = _named(text_path)
+    assert not missing, f"{text_path} names {missing}, which src/chainrule does not have"
+
+
+@pytest.mark.parametrize("text_path", sorted(LAYOUT_TEXTS))
+def test_the_layout_texts_name_every_top_level_module_and_package(text_path):
+    top, _ = _named(text_path)
+    unnamed = sorted(_top_level() - top)
+    assert not unnamed, f"{text_path}'s layout does not name {unnamed}"

@@ -114,10 +114,16 @@ def test_value_and_gradient_match_pytorch(name, data, torch):
         grad_outputs=[torch.tensor(v) for e, v in zip(expected, vectors) if e.requires_grad],
         allow_unused=True,
     )
-    for g, e in zip(grads, expected_grads):
-        g = np.zeros(1) if g is None else g.data
-        e = np.zeros(1) if e is None else e.numpy()
-        np.testing.assert_allclose(g, e, atol=case.atol, rtol=case.rtol)
+    assert len(grads) == len(expected_grads)
+    for i, (g, e) in enumerate(zip(grads, expected_grads)):
+        # None means the input does not reach the outputs: both libraries must say so.
+        assert (g is None) == (e is None), (
+            f"input {i}: chainrule's gradient is {'None' if g is None else 'a tensor'}, "
+            f"PyTorch's {'None' if e is None else 'a tensor'}"
+        )
+        if g is not None:
+            assert g.shape == tuple(e.shape)
+            np.testing.assert_allclose(g.data, e.numpy(), atol=case.atol, rtol=case.rtol)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -175,7 +181,10 @@ def test_non_contiguous_inputs_give_the_same_result(name, data):
             chainrule.autograd.backward(needs, [chainrule.ones_like(o) for o in needs])
             grads = [None if t.grad is None else t.grad.data for t in inputs]
         results.append(([o.data for o in outs], grads))
-    for first, second in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
+    (values, grads), (strided_values, strided_grads) = results
+    assert len(values) == len(strided_values) and len(grads) == len(strided_grads)
+    for first, second in zip(values + grads, strided_values + strided_grads):
+        assert (first is None) == (second is None)
         if first is not None:
             np.testing.assert_array_equal(first, second)
 

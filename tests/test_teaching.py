@@ -58,34 +58,35 @@ def test_numerical_gradient_check_uses_its_step_and_tolerance():
 
 
 def micrograd_trace(root):
-    """The material's graph walk: every node and (parent, child) edge, through _prev."""
-    nodes, edges = set(), set()
-
-    def build(v):
-        if v not in nodes:
-            nodes.add(v)
-            for parent in v._prev:
-                edges.add((parent, v))
-                build(parent)
-
-    build(root)
-    return nodes, edges
+    """What code written for micrograd-style Values reads of a graph: every Value that
+    ``root`` was computed from (through ``_prev``), and each (input, result) link."""
+    seen, links, todo = {root}, set(), [root]
+    while todo:
+        result = todo.pop()
+        links |= {(value, result) for value in result._prev}
+        fresh = set(result._prev) - seen
+        seen |= fresh
+        todo.extend(fresh)
+    return seen, links
 
 
 def micrograd_draw_dot(root):
-    """The material's drawing: a record per node, a circle labelled with _op per op."""
+    """The same graph drawn through graphviz from ``data``, ``grad`` and ``_op`` alone: a
+    record per Value, and an oval per op between a result and its inputs."""
     from graphviz import Digraph
 
+    values, links = micrograd_trace(root)
+    key = {value: f"v{i}" for i, value in enumerate(values)}
+    op_key = {value: key[value] + "_op" for value in values if value._op}
     dot = Digraph(format="svg", graph_attr={"rankdir": "LR"})
-    nodes, edges = micrograd_trace(root)
-    for n in nodes:
-        uid = str(id(n))
-        dot.node(name=uid, label=f"{{ data {n.data:.4f} | grad {n.grad:.4f} }}", shape="record")
-        if n._op:
-            dot.node(name=uid + n._op, label=n._op)
-            dot.edge(uid + n._op, uid)
-    for parent, child in edges:
-        dot.edge(str(id(parent)), str(id(child)) + child._op)
+    for value in values:
+        text = f"{{ data {value.data:.4f} | grad {value.grad:.4f} }}"
+        dot.node(name=key[value], label=text, shape="record")
+    for value, name in op_key.items():
+        dot.node(name=name, label=value._op)
+        dot.edge(name, key[value])
+    for value, result in links:
+        dot.edge(key[value], op_key.get(result, key[result]))
     return dot
 
 
@@ -96,8 +97,7 @@ def material_graph():
     return out
 
 
-def test_material_graph_code_walks_chainrule_values():
-    pytest.importorskip("graphviz")
+def test_material_graph_code_walks_chainrule_values(graphviz):
     out = material_graph()
     nodes, edges = micrograd_trace(out)
     assert len(nodes) == 9 and len(edges) == 11
@@ -108,8 +108,7 @@ def test_material_graph_code_walks_chainrule_values():
     assert f"grad {out.grad:.4f}" in source
 
 
-def test_material_graph_code_renders_svg(dot_program):
-    pytest.importorskip("graphviz")
+def test_material_graph_code_renders_svg(graphviz, dot_program):
     svg = micrograd_draw_dot(material_graph()).pipe().decode()
     assert svg.lstrip().startswith("<?xml") and ">tanh</text>" in svg
 
@@ -202,11 +201,10 @@ def test_cli_engine_only_applies_to_blobs(capsys):
 
 
 @pytest.mark.parametrize("name", EXERCISES)
-def test_every_exercise_script_prints_its_numbers(name, capsys, tmp_path, monkeypatch):
-    if name == "exercise3_graph":
-        pytest.importorskip("graphviz")
-        if chainrule.viz.shutil.which("dot") is None:
-            pytest.skip("Graphviz's dot program is not installed")
+def test_every_exercise_script_prints_its_numbers(name, capsys, tmp_path, monkeypatch, request):
+    if name == "exercise3_graph":  # it renders an SVG
+        request.getfixturevalue("graphviz")
+        request.getfixturevalue("dot_program")
     monkeypatch.chdir(tmp_path)  # exercise 3 saves its SVG in the working directory
     example(name).main()
     assert len(capsys.readouterr().out.splitlines()) >= 3
@@ -240,8 +238,7 @@ def test_exercise3_partials_match_the_hand_computation():
         assert label in r["dot_source"]
 
 
-def test_exercise3_saves_the_graph_as_svg(dot_program, tmp_path):
-    pytest.importorskip("graphviz")
+def test_exercise3_saves_the_graph_as_svg(graphviz, dot_program, tmp_path):
     path = tmp_path / "graph.svg"
     example("exercise3_graph").run(path)
     svg = path.read_text()

@@ -15,7 +15,8 @@ import chainrule as cr
 from chainrule import ChainruleError, Function, Tensor, Value
 from chainrule.viz import Trace, TraceRow, draw_graph, trace_table
 
-graphviz = pytest.importorskip("graphviz")
+#: draw_graph returns graphviz Digraphs: every test here runs with the graphviz package.
+pytestmark = pytest.mark.usefixtures("graphviz")
 
 
 def teaching_example():
@@ -34,7 +35,7 @@ def test_import_chainrule_does_not_import_graphviz():
     assert out.stdout.strip() == "False"
 
 
-def test_draw_graph_value_shows_labels_data_grad_and_op_circles():
+def test_draw_graph_value_shows_labels_data_grad_and_op_circles(graphviz):
     x, y = Value(2.0, label="x"), Value(-3.0, label="y")
     z = x * y + x
     z.label = "z"
@@ -143,7 +144,7 @@ def test_draw_graph_notice_counts_shared_nodes_once():
     assert "… 26 more nodes not drawn (max_nodes=5)" in source
 
 
-def test_draw_graph_without_dot_falls_back_to_dot_text_with_one_warning(monkeypatch):
+def test_draw_graph_without_dot_falls_back_to_dot_text_with_one_warning(graphviz, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
     with pytest.warns(UserWarning) as caught:
         dot = draw_graph(teaching_example())
@@ -182,7 +183,7 @@ def test_draw_graph_default_is_svg_when_dot_is_installed(dot_program, recwarn):
     assert len(recwarn) == 0
 
 
-def test_draw_graph_explicit_format_without_dot_fails_up_front(monkeypatch):
+def test_draw_graph_explicit_format_without_dot_fails_up_front(graphviz, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
     x = Value(1.0, label="x")
     with pytest.raises(RuntimeError, match=r"format='svg' needs Graphviz's dot") as info:
@@ -196,7 +197,7 @@ def test_draw_graph_explicit_format_without_dot_fails_up_front(monkeypatch):
     assert "{ x | data 1.0000 | grad 0.0000 }" in draw_graph(x * 2, format=None).source
 
 
-def test_rendering_without_dot_says_how_to_install_it(monkeypatch, tmp_path):
+def test_rendering_without_dot_says_how_to_install_it(graphviz, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # no dot anywhere
     dot = draw_graph(Value(1.0, label="x") * 2, format=None)
     for render in (

@@ -9,6 +9,7 @@ user-facing way to add an op whose forward and backward see arrays.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from . import counting, observe
@@ -41,8 +42,8 @@ def apply_op(op, *args, **params) -> Tensor:
     pins these fields to their classes' slots; docs/guides/performance.md has the numbers).
     """
     if observe.current is not None:
-        # The profiler times this call and the tracer records it, each calling here again
-        # (quietly) to run it, when they answer PLAIN.
+        # The observer may run the op itself (to time or record it), calling here again
+        # quietly, or answer PLAIN to let it run as usual.
         result = observe.current.run_op(op, args, params)
         if result is not observe.PLAIN:
             return result

@@ -1,7 +1,8 @@
-"""Data for training, as ``torch.utils.data`` has it: data sets (`chainrule.data.dataset`),
-samplers (`chainrule.data.sampler`) and the `DataLoader` (`chainrule.data.loader`), plus small
-data sets for demos and tests (`chainrule.data.datasets`: XOR, blobs, moons, spirals, digits)."""
+"""Data for training, as ``torch.utils.data`` has it: data sets (`data.dataset`), samplers
+(`data.sampler`) and the `DataLoader` (`data.dataloader`), plus small data sets for demos and
+tests (`data.toy_datasets`: XOR, blobs, moons, spirals, digits)."""
 
+from .dataloader import DataLoader, WorkerInfo, default_collate, default_convert, get_worker_info
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -12,8 +13,6 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
-from .datasets import load_digits, make_blobs, make_moons, make_spirals, make_xor
-from .loader import DataLoader, WorkerInfo, default_collate, default_convert, get_worker_info
 from .sampler import (
     BatchSampler,
     DistributedSampler,
@@ -23,6 +22,7 @@ from .sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
+from .toy_datasets import load_digits, make_blobs, make_moons, make_spirals, make_xor
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",

@@ -1,6 +1,6 @@
 """Datasets as PyTorch's ``torch.utils.data`` has them: map-style (`Dataset`, `TensorDataset`,
 `Subset`, `ConcatDataset`, `StackDataset`) and iterable (`IterableDataset`, `ChainDataset`), and
-`random_split`. Loading them in batches is `chainrule.data.loader`'s."""
+`random_split`. Loading them in batches is `chainrule.data.dataloader`'s."""
 
 from __future__ import annotations
 

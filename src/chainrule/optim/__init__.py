@@ -1,14 +1,18 @@
-"""Optimizers (SGD, ASGD, Rprop; Adam, AdamW, NAdam, RAdam, Adamax, SparseAdam; RMSprop,
-Adagrad, Adadelta; Adafactor, Muon; LBFGS) and learning-rate schedulers (`optim.lr_scheduler`),
-with PyTorch's names, defaults and update formulas."""
+"""Optimizers with PyTorch's names, defaults and update formulas, each in the module of its name
+(`optim.sgd`, `optim.rmsprop`, ... on the base `optim.optimizer`; the Adam family shares
+`optim.adam`, Adafactor and Muon `optim.matrix`) and learning-rate schedulers (`lr_scheduler`)."""
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam, SparseAdam
-from .adaptive import Adadelta, Adagrad, RMSprop
-from .classic import ASGD, Rprop
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .matrix import Adafactor, Muon
-from .optimizers import SGD, Optimizer, swap_in_optimizer_params_and_state
+from .optimizer import Optimizer, swap_in_optimizer_params_and_state
+from .rmsprop import RMSprop
+from .rprop import Rprop
+from .sgd import SGD
 
 __all__ = [
     "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer",

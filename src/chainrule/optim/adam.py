@@ -6,16 +6,13 @@ running mean of the gradient scaled by a running size of it, with PyTorch's form
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError
-from .optimizers import Optimizer, _lerp_, _zeros, implementation_options
-
-Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
+from .optimizer import Optimizer, Params, _lerp_, _zeros, implementation_options
 
 
 def _decay(x: np.ndarray, g: np.ndarray, group: dict, decoupled: bool) -> np.ndarray:

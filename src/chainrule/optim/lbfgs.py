@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..errors import DomainError
 from ..observe import replayed_whole
-from .optimizers import Optimizer
+from .optimizer import Optimizer
 
 Objective = Callable[[float, np.ndarray], tuple[float, np.ndarray]]
 

@@ -5,16 +5,13 @@ formulas of PyTorch 2.13's own versions."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError, ShapeError, fmt_shape
-from .optimizers import Optimizer, _lerp_, _zeros
-
-Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
+from .optimizer import Optimizer, Params, _lerp_, _zeros
 
 
 def _norm(x: np.ndarray) -> float:

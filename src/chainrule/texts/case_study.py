@@ -48,8 +48,8 @@ class Scalar(Value):
         super().__init__(data, children, op, label)
 
     def __repr__(self) -> str:
-        label = f" ({self.label})" if self.label else ""
-        return f"Scalar(data={self.data:.4f}, grad={self.grad:.4f}{label})"
+        shown = f"data={self.data:.4f}, grad={self.grad:.4f}"
+        return f"Scalar({shown} ({self.label}))" if self.label else f"Scalar({shown})"
 
 
 class DualNumber(Dual):
@@ -63,7 +63,8 @@ class DualNumber(Dual):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"Dual({self.value:.4f} + {self.deriv:.4f}e)"
+        value, tangent = self.value, self.deriv
+        return f"Dual({value:.4f} + {tangent:.4f}e)"
 
 
 class Neuron(nn.Neuron):
@@ -99,7 +100,8 @@ class Layer(nn.Layer):
     """``n_outputs`` Neurons with one activation; returns a list even for one output."""
 
     def __init__(self, n_inputs: int, n_outputs: int, activation: str = "relu") -> None:
-        self.neurons = [Neuron(n_inputs, activation=activation) for _ in range(n_outputs)]
+        neurons = (Neuron(n_inputs, activation) for _ in range(n_outputs))
+        self.neurons = list(neurons)  # drawn in order: the case study's random stream
 
 
 class MLP(nn.MLP):

@@ -1,8 +1,9 @@
 """Schedules that go up and down: CyclicLR, OneCycleLR (both can cycle the momentum, or Adam's
 β1, against the lr) and CosineAnnealingWarmRestarts, with PyTorch's formulas.
 
-Unlike the schedules in `optim.scheduler`, these set the lr from the epoch directly (PyTorch's
-own form for them), so another scheduler on the same optimizer is overwritten, as in PyTorch.
+Unlike the schedules in `optim.lr_scheduler.formulas`, these set the lr from the epoch directly
+(PyTorch's own form for them), so another scheduler on the same optimizer is overwritten, as in
+PyTorch.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DomainError
-from ..observe import replayed_whole
-from .optimizers import Optimizer
-from .scheduler import LRScheduler, _check_optimizer, per_group
+from ...errors import DomainError
+from ...observe import replayed_whole
+from ..optimizer import Optimizer
+from .base import LRScheduler, _check_optimizer, per_group
 
 
 class _CyclesMomentum:

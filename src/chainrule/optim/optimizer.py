@@ -1,7 +1,6 @@
-"""`Optimizer` (parameter groups, per-parameter state, state dicts) and `SGD`, with PyTorch's
-update formula; the Adam family lives in `optim.adam`, the other per-coordinate methods in
-`optim.adaptive`, L-BFGS in `optim.lbfgs`; `swap_in_optimizer_params_and_state` steps other
-tensors with an optimizer for a while.
+"""`Optimizer`, the base of every optimizer (parameter groups, per-parameter state, state dicts),
+and `swap_in_optimizer_params_and_state`. Each optimizer is in the module of its name
+(`optim.sgd`, `optim.rmsprop`, ...); the Adam family shares `optim.adam`.
 
 Each update works on the parameters' NumPy arrays in place, in their own dtype, one array
 operation per formula line; parameters whose ``.grad`` is None are skipped.
@@ -21,6 +20,9 @@ from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..nn.grads import zero_grads
 from ..observe import replayed_whole
+
+#: What an optimizer takes as ``params``: tensors, dicts (one group each) or (name, tensor) pairs.
+Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
 
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
@@ -42,6 +44,7 @@ class Optimizer:
     hyperparameters come from ``defaults``:
 
     >>> import chainrule
+    >>> from chainrule.optim import SGD
     >>> a, b = chainrule.zeros(2, requires_grad=True), chainrule.zeros(3, requires_grad=True)
     >>> opt = SGD([{"params": [a]}, {"params": [b], "lr": 0.01}], lr=0.1)
     >>> [group["lr"] for group in opt.param_groups]
@@ -279,70 +282,6 @@ def implementation_options(name: str, differentiable: bool, **switches: Any) -> 
     return {**switches, "differentiable": False}
 
 
-class SGD(Optimizer):
-    """Stochastic gradient descent, with optional momentum (heavy-ball or Nesterov).
-
-    PyTorch's algorithm: ``g += weight_decay * x``; ``b = momentum * b + (1 - dampening) * g``
-    (``b = g`` on the first step); ``g = g + momentum * b`` (Nesterov) or ``g = b``;
-    ``x -= lr * g``. With ``maximize`` the gradient's sign is flipped first.
-
-    >>> import chainrule
-    >>> x = chainrule.tensor([1.0, -2.0], requires_grad=True)
-    >>> opt = SGD([x], lr=0.1)
-    >>> (x * x).sum().backward()
-    >>> _ = opt.step()
-    >>> x
-    tensor([ 0.8000, -1.6000], requires_grad=True)
-    """
-
-    def __init__(
-        self,
-        params: Iterable[Tensor] | Iterable[dict],
-        lr: float = 1e-3,
-        momentum: float = 0.0,
-        dampening: float = 0.0,
-        weight_decay: float = 0.0,
-        nesterov: bool = False,
-        *,
-        maximize: bool = False,
-        foreach: bool | None = None,
-        differentiable: bool = False,
-        fused: bool | None = None,
-    ) -> None:
-        defaults = dict(
-            lr=lr,
-            momentum=momentum,
-            dampening=dampening,
-            weight_decay=weight_decay,
-            nesterov=nesterov,
-            maximize=maximize,
-            **implementation_options("SGD", differentiable, foreach=foreach, fused=fused),
-        )
-        super().__init__(params, defaults)
-
-    def _check_group(self, group: dict[str, Any]) -> None:
-        self._check_non_negative(group, "lr", "momentum", "weight_decay")
-        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise DomainError(
-                f"SGD: Nesterov momentum needs momentum > 0 and dampening = 0, got momentum="
-                f"{group['momentum']} and dampening={group['dampening']}"
-            )
-
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        momentum, weight_decay = group["momentum"], group["weight_decay"]
-        if weight_decay != 0:
-            g = g + weight_decay * x
-        if momentum != 0:
-            buffer = state.get("momentum_buffer")
-            if buffer is None:
-                buffer = state["momentum_buffer"] = Tensor._make(np.array(g, dtype=x.dtype))
-            else:
-                buffer.data *= momentum
-                buffer.data += (1 - group["dampening"]) * g
-            g = g + momentum * buffer.data if group["nesterov"] else buffer.data
-        x -= group["lr"] * g
-
-
 @contextlib.contextmanager
 def swap_in_optimizer_params_and_state(
     optimizer: Optimizer,
@@ -357,6 +296,7 @@ def swap_in_optimizer_params_and_state(
     The optimizer must have state already (it has stepped once), as in PyTorch.
 
     >>> import chainrule
+    >>> from chainrule.optim import SGD
     >>> w = chainrule.ones(2, requires_grad=True)
     >>> opt = SGD([w], lr=0.1, momentum=0.9)
     >>> (w * w).sum().backward(); _ = opt.step()
