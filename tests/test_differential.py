@@ -165,18 +165,7 @@ KNOWN_DIFFERENCES = {
 #: `test_no_bugs_left_unfixed`. Two were found and fixed (a view's history read before it was
 #: brought up to date after an in-place change to its base; ``c / x`` saving x), see
 #: docs/guides/reliability.md.
-BUGS_FOUND: dict[str, str] = {
-    "gather_out_of_range_class": (
-        "x.gather(dim, i) with an index out of range raises OutOfRangeError (an IndexError and "
-        "a ValueError); PyTorch raises RuntimeError ('index 3 is out of bounds for dimension 0 "
-        "with size 2'), so a user's `except RuntimeError` misses chainrule's error. Reproduce: "
-        "chainrule.zeros(2).gather(0, chainrule.tensor([3])). scatter, scatter_add, "
-        "scatter_reduce and index_add do the same. The class comes from check_in_range in "
-        "ops/indexing.py, which index_select also calls (PyTorch: IndexError there), so the fix "
-        "is an OutOfRangeError that is also a RuntimeError, or another class for gather and "
-        "scatter. The generator gathers only with indices known to be in range meanwhile."
-    ),
-}
+BUGS_FOUND: dict[str, str] = {}
 
 
 #: How each known difference shows when PyTorch runs the step as written, and a phrase its
@@ -1247,7 +1236,7 @@ class Builder:
         """x[i] or x[:, i] with an int64 value i, or x.gather(dim, i) with indices from
         argmax or max(dim, keepdim=True): the op keeps i for backward."""
         if self.chance(0.5):
-            i = self.pick(lambda v: v.gather_for is not None and _gathers_in_range(v))
+            i = self.pick(lambda v: v.gather_for is not None)
             x = i and self.pick(lambda v: v.shape == i.gather_for[0] and v.dtype != "bool")
             if x is None:
                 return False
@@ -1811,15 +1800,6 @@ def _dtype_name(t) -> str:
     return str(t.dtype).removeprefix("torch.")
 
 
-def _gathers_in_range(index: Var) -> bool:
-    """Whether gather may take ``index`` (argmax's indices, maybe written since): while
-    gather_out_of_range_class is in BUGS_FOUND, only if every entry is known to be in range."""
-    if "gather_out_of_range_class" not in BUGS_FOUND:
-        return True
-    shape, dim = index.gather_for
-    return index.lo >= 0 and index.hi < shape[dim]
-
-
 def _run_steps(program: Program, lib, functional, is_torch: bool) -> Run:
     env = {"lib": lib, "F": functional, "refuse": _refuse}
     for spec in program.inputs:
@@ -2131,6 +2111,5 @@ def test_known_differences_are_documented():
         assert f"`{name}`" in text, f"docs/guides/differences.md does not explain {name}"
 
 
-@pytest.mark.xfail(strict=True, reason="BUGS_FOUND lists bugs not fixed yet")
 def test_no_bugs_left_unfixed():
     assert BUGS_FOUND == {}

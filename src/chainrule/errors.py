@@ -28,9 +28,10 @@ class DTypeError(ChainruleError, TypeError, RuntimeError):
     """An operand has a type or dtype the op cannot take."""
 
 
-class OutOfRangeError(ChainruleError, IndexError, ValueError):
-    """An index, a dimension number or a class label lies outside its range (PyTorch raises
-    IndexError; a ValueError too, as chainrule's shape and domain errors are)."""
+class OutOfRangeError(ChainruleError, IndexError, ValueError, RuntimeError):
+    """An index, a dimension number or a class label lies outside its range. PyTorch raises
+    IndexError (indexing, index_select) or RuntimeError (gather, scatter, index_add), so it is
+    both; a ValueError too, as chainrule's shape and domain errors are."""
 
 
 class GraphError(ChainruleError, RuntimeError):
