@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from ..nn.grads import zero_grads
+from ..nn.modules.module import zero_grads
 
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
