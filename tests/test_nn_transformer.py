@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from test_layers import Fixed, _uniform_bound_check, assert_module_matches
+from nn_checks import Fixed, assert_module_matches
+from nn_checks import uniform_bound_check as _uniform_bound_check
 
 import chainrule
 from chainrule import nn

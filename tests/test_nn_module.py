@@ -1,13 +1,14 @@
-"""nn.Module and the containers: registration, traversal order, modes, gradients, state dicts
-and reprs, checked against what PyTorch does with the same structure."""
+"""nn.Module: registration, traversal order, modes, gradients, hooks, buffers, state dicts
+and reprs, checked against what PyTorch does with the same structure. The containers' own
+behaviour is tested in test_nn_container.py."""
 
 import copy
-from collections import OrderedDict
 
 import numpy as np
 import pytest
 
 import chainrule
+import chainrule.nn.functional as F
 from chainrule import nn
 from chainrule.errors import DomainError, DTypeError
 
@@ -241,76 +242,51 @@ def test_repr_matches_torch(both, torch):
     assert repr(nn.Flatten()) == repr(torch.nn.Flatten())
 
 
-# Containers.
+# Hooks and buffers.
 
 
-def test_sequential_indexing_slicing_and_editing():
-    a, b, c = nn.Identity(), nn.Flatten(), nn.ReLU()
-    seq = nn.Sequential(a, b, c)
-    assert seq[0] is a and seq[-1] is c and len(seq) == 3 and list(seq) == [a, b, c]
-    part = seq[1:]
-    assert isinstance(part, nn.Sequential) and list(part._modules) == ["1", "2"]
-    seq[1] = nn.Tanh()
-    assert isinstance(seq[1], nn.Tanh)
-    del seq[0]
-    assert list(seq._modules) == ["0", "1"] and seq[1] is c
-    seq.append(nn.Sigmoid()).extend([nn.SiLU()])
-    assert [type(m).__name__ for m in seq] == ["Tanh", "ReLU", "Sigmoid", "SiLU"]
-    named = nn.Sequential(OrderedDict([("first", a), ("second", c)]))
-    assert named.first is a and [n for n, _ in named.named_children()] == ["first", "second"]
-    with pytest.raises(IndexError, match=r"Sequential: index 9 is out of range for 4 modules"):
-        seq[9]  # noqa: B018
-    with pytest.raises(IndexError, match=r"Sequential: index -5 is out of range"):
-        del seq[-5]
+def test_forward_hooks_change_inputs_and_outputs_and_are_removable():
+    layer = nn.Linear(2, 2)
+    calls = []
+    pre = layer.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    post = layer.register_forward_hook(lambda m, args, out: calls.append(args[0]) or out * 2)
+    x = chainrule.ones(1, 2)
+    np.testing.assert_allclose(layer(x).data, 2 * layer.bias.data[None])
+    np.testing.assert_array_equal(calls[0].data, [[0.0, 0.0]])  # the hook saw the new args
+    pre.remove(), post.remove()
+    pre.remove()  # a second remove does nothing
+    np.testing.assert_allclose(layer(x).data, F.linear(x, layer.weight, layer.bias).data)
 
 
-def test_sequential_forward_applies_in_order():
-    seq = nn.Sequential(nn.Flatten(), nn.ReLU())
-    out = seq(chainrule.tensor([[[-1.0, 2.0]], [[3.0, -4.0]]]))
-    np.testing.assert_array_equal(out.numpy(), [[0.0, 2.0], [3.0, 0.0]])
+def test_forward_hooks_with_kwargs_and_prepend_run_in_order():
+    order = []
+    layer = nn.Identity()
+    layer.register_forward_hook(lambda m, a, out: order.append("second"))
+    layer.register_forward_hook(lambda m, a, out: order.append("first"), prepend=True)
+    layer.register_forward_pre_hook(lambda m, args, kwargs: (args, kwargs), with_kwargs=True)
+    layer.register_forward_hook(lambda m, a, kw, out: out + 1, with_kwargs=True)
+    assert layer(chainrule.tensor([1.0])).item() == 2.0
+    assert order == ["first", "second"]
+    with pytest.raises(DTypeError, match="register_forward_hook: the hook must be callable"):
+        layer.register_forward_hook("not a function")
 
 
-def test_module_list():
-    layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(2)])
-    layers.append(nn.ReLU())
-    layers += [nn.Tanh()]
-    layers.insert(1, nn.Sigmoid())
-    assert [type(m).__name__ for m in layers] == ["Linear", "Sigmoid", "Linear", "ReLU", "Tanh"]
-    assert list(layers._modules) == ["0", "1", "2", "3", "4"]
-    assert isinstance(layers[1:3], nn.ModuleList) and len(layers[1:3]) == 2
-    layers[-1] = nn.SiLU()
-    del layers[1]
-    assert [type(m).__name__ for m in layers] == ["Linear", "Linear", "ReLU", "SiLU"]
-    assert len(list(layers.parameters())) == 4
-    with pytest.raises(DTypeError, match=r"ModuleList.extend: expected an iterable of modules"):
-        layers.extend(nn.ReLU())
-    with pytest.raises(IndexError, match=r"ModuleList: index 4 is out of range for 4 modules"):
-        layers[4]  # noqa: B018
+def test_non_persistent_buffers_stay_out_of_state_dict_and_load_strictly(torch):
+    def make(lib):
+        module = lib.nn.Linear(2, 2)
+        module.register_buffer("mask", lib.ones(2), persistent=False)
+        module.register_buffer("scale", lib.ones(2))
+        return module
 
-
-def test_module_dict():
-    heads = nn.ModuleDict({"b": nn.ReLU(), "a": nn.Tanh()})
-    assert list(heads) == ["b", "a"] and "a" in heads and len(heads) == 2
-    heads.update([("c", nn.SiLU())])
-    heads.update(nn.ModuleDict({"d": nn.Sigmoid()}))
-    heads["a"] = nn.Identity()
-    assert list(heads.keys()) == ["b", "a", "c", "d"]
-    assert isinstance(heads.pop("c"), nn.SiLU) and list(heads) == ["b", "a", "d"]
-    del heads["b"]
-    assert [type(m).__name__ for m in heads.values()] == ["Identity", "Sigmoid"]
-    with pytest.raises(KeyError, match=r"ModuleDict: no module named 'x'"):
-        heads["x"]  # noqa: B018
-    heads.clear()
-    assert len(heads) == 0
-
-
-def test_identity_and_flatten():
-    x = chainrule.zeros(2, 3, 4, 5)
-    assert nn.Identity(1, key=2)(x) is x
-    assert nn.Flatten()(x).shape == (2, 60)
-    assert nn.Flatten(0, 2)(x).shape == (24, 5)
-    with pytest.raises(DomainError, match=r"Flatten: start_dim 2 comes after end_dim 1"):
-        nn.Flatten(2, 1)(x)
+    ours, theirs = make(chainrule), make(torch)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias", "scale"]
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    state = {k: v * 0 + 3 for k, v in theirs.state_dict().items()}
+    ours.load_state_dict(state)
+    np.testing.assert_array_equal(ours.scale.data, [3.0, 3.0])
+    np.testing.assert_array_equal(ours.mask.data, [1.0, 1.0])
+    missing = ours.load_state_dict({"weight": state["weight"]}, strict=False)
+    assert missing.missing_keys == ["bias", "scale"]
 
 
 def test_module_to_takes_pytorchs_forms_and_refuses_a_gpu():
