@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from ..nn.grads import zero_grads
+from ..nn.modules.module import zero_grads
 
 #: What an optimizer takes as ``params``: tensors, dicts (one group each) or (name, tensor) pairs.
 Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
