@@ -1,5 +1,5 @@
 """Cases for the activation functions: chainrule/ops/activations.py (hardshrink, prelu) and the
-composed ones of chainrule/nn/activation_functions.py, run through ``lib.nn.functional`` on
+composed ones of chainrule/nn/functional/activation.py, run through ``lib.nn.functional`` on
 both libraries. Domains keep finite differences off each function's kinks."""
 
 from cases import Case

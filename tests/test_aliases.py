@@ -347,7 +347,7 @@ def test_typename_matches_pytorch_for_non_tensors(torch):
     for dtype in ("float32", "float64", "int64", "bool"):
         ours, theirs = cr.zeros(1, dtype=dtype), torch.zeros(1, dtype=getattr(torch, dtype))
         assert cr.typename(ours) == torch.typename(theirs)
-    assert cr.typename(cr.nn.Linear) == "chainrule.nn.layers.Linear"
+    assert cr.typename(cr.nn.Linear) == "chainrule.nn.modules.linear.Linear"
 
 
 # Settings.

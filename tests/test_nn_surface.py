@@ -1,16 +1,21 @@
 """The wider torch.nn surface against PyTorch: each layer is built in both libraries, PyTorch's
 float64 weights are loaded (parameter names must agree), then outputs and the gradients of the
-inputs and parameters must agree; the functional forms likewise. Also hooks, parameter
-containers, initialisers, random layers, reprs and error messages."""
+inputs and parameters must agree; the functional forms likewise. Also what spans families:
+starting weights, the 3-D layers, the deprecated names, error messages and docstrings. Each
+family's own tests are in tests/test_nn_<family>.py."""
+
+import warnings
 
 import numpy as np
 import pytest
 from conftest import TORCH_TOL
+from nn_checks import check_first_output as _check
 
 import chainrule
+import chainrule as cr
 import chainrule.nn.functional as F
 from chainrule import nn
-from chainrule.errors import DomainError, DTypeError, ShapeError
+from chainrule.errors import DomainError, ShapeError
 
 RNG = np.random.default_rng(2024)
 
@@ -299,103 +304,7 @@ def test_functional_matches_torch(torch, name):
 # Modules: hooks, buffers, parameter containers.
 
 
-def test_forward_hooks_change_inputs_and_outputs_and_are_removable():
-    layer = nn.Linear(2, 2)
-    calls = []
-    pre = layer.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
-    post = layer.register_forward_hook(lambda m, args, out: calls.append(args[0]) or out * 2)
-    x = chainrule.ones(1, 2)
-    np.testing.assert_allclose(layer(x).data, 2 * layer.bias.data[None])
-    np.testing.assert_array_equal(calls[0].data, [[0.0, 0.0]])  # the hook saw the new args
-    pre.remove(), post.remove()
-    pre.remove()  # a second remove does nothing
-    np.testing.assert_allclose(layer(x).data, F.linear(x, layer.weight, layer.bias).data)
-
-
-def test_forward_hooks_with_kwargs_and_prepend_run_in_order():
-    order = []
-    layer = nn.Identity()
-    layer.register_forward_hook(lambda m, a, out: order.append("second"))
-    layer.register_forward_hook(lambda m, a, out: order.append("first"), prepend=True)
-    layer.register_forward_pre_hook(lambda m, args, kwargs: (args, kwargs), with_kwargs=True)
-    layer.register_forward_hook(lambda m, a, kw, out: out + 1, with_kwargs=True)
-    assert layer(chainrule.tensor([1.0])).item() == 2.0
-    assert order == ["first", "second"]
-    with pytest.raises(DTypeError, match="register_forward_hook: the hook must be callable"):
-        layer.register_forward_hook("not a function")
-
-
-def test_non_persistent_buffers_stay_out_of_state_dict_and_load_strictly(torch):
-    def make(lib):
-        module = lib.nn.Linear(2, 2)
-        module.register_buffer("mask", lib.ones(2), persistent=False)
-        module.register_buffer("scale", lib.ones(2))
-        return module
-
-    ours, theirs = make(chainrule), make(torch)
-    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias", "scale"]
-    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
-    state = {k: v * 0 + 3 for k, v in theirs.state_dict().items()}
-    ours.load_state_dict(state)
-    np.testing.assert_array_equal(ours.scale.data, [3.0, 3.0])
-    np.testing.assert_array_equal(ours.mask.data, [1.0, 1.0])
-    missing = ours.load_state_dict({"weight": state["weight"]}, strict=False)
-    assert missing.missing_keys == ["bias", "scale"]
-
-
-def test_parameter_list_and_dict_register_like_torch(torch):
-    def make(lib):
-        outer = lib.nn.Module()
-        outer.plist = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(2)), lib.zeros(3)])
-        outer.pdict = lib.nn.ParameterDict({"b": lib.nn.Parameter(lib.ones(1))})
-        outer.pdict["a"] = lib.zeros(2, 2)
-        outer.plist.append(lib.ones(1))
-        return outer
-
-    ours, theirs = make(chainrule), make(torch)
-    assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
-    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in ours.parameters())
-    assert len(ours.plist) == 3 and list(ours.pdict) == ["b", "a"] and "a" in ours.pdict
-    assert ours.pdict.pop("b").shape == (1,) and list(ours.pdict.keys()) == ["a"]
-    ours.plist[0] = chainrule.zeros(4)
-    assert ours.plist[0].shape == (4,) and ours.plist[-1].shape == (1,)
-    with pytest.raises(KeyError, match="no parameter named 'z'"):
-        ours.pdict["z"]
-    with pytest.raises(DTypeError, match="ParameterList: expected a Parameter or Tensor"):
-        ours.plist.append(3.0)
-
-
-def test_parameters_to_vector_round_trip_matches_torch(torch):
-    theirs = torch.nn.Linear(3, 2).double()
-    ours = nn.Linear(3, 2).double()
-    ours.load_state_dict(theirs.state_dict())
-    vector = nn.utils.parameters_to_vector(ours.parameters())
-    expected = torch.nn.utils.parameters_to_vector(theirs.parameters())
-    np.testing.assert_array_equal(vector.data, expected.detach().numpy())
-    nn.utils.vector_to_parameters(vector * 2, ours.parameters())
-    np.testing.assert_array_equal(ours.bias.data, 2 * theirs.bias.detach().numpy())
-    with pytest.raises(DomainError, match="vec has 3 elements but the parameters hold 8"):
-        nn.utils.vector_to_parameters(chainrule.zeros(3), ours.parameters())
-
-
 # Initialisers and starting weights.
-
-
-def test_eye_orthogonal_and_trunc_normal():
-    np.testing.assert_array_equal(nn.init.eye_(chainrule.zeros(2, 3)).data, np.eye(2, 3))
-    for shape in ((3, 5), (5, 3), (4, 2, 2)):
-        w = nn.init.orthogonal_(chainrule.zeros(*shape), gain=2.0).data.reshape(shape[0], -1)
-        small = min(w.shape)
-        gram = w @ w.T if w.shape[0] == small else w.T @ w
-        np.testing.assert_allclose(gram, 4 * np.eye(small), atol=1e-5)
-    chainrule.manual_seed(0)
-    w = nn.init.trunc_normal_(chainrule.zeros(20000), mean=1.0, std=2.0, a=0.0, b=1.5).data
-    assert w.min() >= 0.0 and w.max() <= 1.5
-    # The truncated normal's mean: 1 + 2 (phi(-0.5) - phi(0.25)) / (Phi(0.25) - Phi(-0.5)).
-    assert abs(w.mean() - 0.7615) < 0.02
-    with pytest.raises(DomainError, match="eye_: needs a 2-D tensor"):
-        nn.init.eye_(chainrule.zeros(2, 2, 2))
 
 
 def test_new_layers_start_like_torch(torch):
@@ -418,34 +327,6 @@ def test_new_layers_start_like_torch(torch):
 # Random layers.
 
 
-def test_gumbel_softmax_samples_and_straight_through_gradient():
-    chainrule.manual_seed(1)
-    logits = chainrule.tensor([[0.0, 3.0, -1.0]] * 2000, requires_grad=True)
-    soft = F.gumbel_softmax(logits, tau=0.5)
-    np.testing.assert_allclose(soft.data.sum(-1), 1.0, rtol=1e-6)
-    frequencies = np.bincount(soft.data.argmax(-1), minlength=3) / 2000
-    probabilities = np.exp([0.0, 3.0, -1.0]) / np.exp([0.0, 3.0, -1.0]).sum()
-    np.testing.assert_allclose(frequencies, probabilities, atol=0.03)  # argmax ~ Categorical
-    hard = F.gumbel_softmax(logits[:5], hard=True, dim=0)
-    assert set(hard.data.sum(0).tolist()) == {1.0} and set(np.unique(hard.data)) <= {0.0, 1.0}
-    (hard * chainrule.arange(3.0)).sum().backward()
-    assert logits.grad is not None and np.abs(logits.grad.data[:5]).sum() > 0
-
-
-def test_channel_dropout_zeroes_whole_channels():
-    chainrule.manual_seed(3)
-    out = F.dropout2d(chainrule.ones(4, 50, 2, 3), p=0.4).data
-    per_channel = out.reshape(4, 50, -1)
-    assert np.all(per_channel.min(-1) == per_channel.max(-1))  # a channel is all kept or dropped
-    np.testing.assert_allclose(np.unique(out), [0.0, 1 / 0.6], rtol=1e-6)
-    assert 0.3 < (per_channel[..., 0] == 0).mean() < 0.5
-    layer = nn.Dropout1d(0.5)
-    assert layer(chainrule.ones(3, 4)).shape == (3, 4)
-    np.testing.assert_array_equal(layer.eval()(chainrule.ones(3, 4)).data, np.ones((3, 4)))
-    with pytest.raises(ShapeError, match=r"dropout2d: input must have 3 \(unbatched\) or 4 dims"):
-        F.dropout2d(chainrule.ones(2, 3))
-
-
 def test_instance_norm_running_stats_then_eval_match_torch(torch):
     make = MODULES["InstanceNorm2d_tracked"][0]
     ours, theirs = make(chainrule).double(), make(torch).double()
@@ -460,14 +341,51 @@ def test_instance_norm_running_stats_then_eval_match_torch(torch):
                                theirs(torch.tensor(x)).detach().numpy(), **TORCH_TOL)  # fmt: skip
 
 
-def test_embedding_max_norm_renormalises_the_rows_it_looks_up():
-    table = nn.Embedding(4, 2, max_norm=1.0)
-    with chainrule.no_grad():
-        table.weight.copy_(chainrule.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0], [1.0, 0.0]]))
-    table(chainrule.tensor([0, 1]))
-    norms = np.linalg.norm(table.weight.data, axis=1)
-    np.testing.assert_allclose(norms[:2], [1.0, 0.5], rtol=1e-6)
-    assert norms[2] == 10.0  # not looked up: unchanged
+# Across families: the 3-D layers, their refusals, the deprecated names.
+
+
+def test_3d_layers_match_pytorch_values_gradients_and_reprs(torch):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4, 4, 5, 6))
+    for make in [lambda m: m.MaxPool3d(2, stride=1, padding=1), lambda m: m.AvgPool3d(3, 2, 1),
+                 lambda m: m.AdaptiveAvgPool3d((2, 3, None)), lambda m: m.AdaptiveMaxPool3d(2),
+                 lambda m: m.LPPool3d(2, 2), lambda m: m.ChannelShuffle(2),
+                 lambda m: m.LocalResponseNorm(3),
+                 lambda m: m.ConstantPad3d((1, 0, 2, 1, 0, 1), 3.5),
+                 lambda m: m.ReflectionPad3d(1), lambda m: m.ReplicationPad3d((2, 0, 1, 1, 0, 1)),
+                 lambda m: m.CircularPad3d(1), lambda m: m.ZeroPad3d(2),
+                 lambda m: m.InstanceNorm3d(4)]:  # fmt: skip
+        ours, theirs = make(nn), make(torch.nn)
+        assert repr(ours) == repr(theirs)
+        data = np.abs(x) if isinstance(ours, nn.LPPool3d) else x
+        _check(torch, ours, theirs, [data])
+    for make in [lambda m: m.LPPool1d(3, 2), lambda m: m.LPPool2d(2, (2, 3), ceil_mode=True)]:
+        ours, theirs = make(nn), make(torch.nn)
+        assert repr(ours) == repr(theirs)
+        data = np.abs(x[:, :, 0, 0]) if isinstance(ours, nn.LPPool1d) else np.abs(x[:, :, 0])
+        _check(torch, ours, theirs, [data])
+
+
+def test_local_response_norm_and_channel_shuffle_refuse_bad_inputs():
+    with pytest.raises(ShapeError, match="local_response_norm: input must have 3 or more dims"):
+        F.local_response_norm(cr.zeros(2, 3), 2)
+    with pytest.raises(ShapeError, match=r"channel_shuffle: .* C divisible by groups=4"):
+        cr.channel_shuffle(cr.zeros(1, 6, 2), 4)
+    with pytest.raises(DomainError, match="channel_shuffle: groups must be a positive int"):
+        cr.channel_shuffle(cr.zeros(1, 6, 2), 0)
+
+
+def test_deprecated_names_warn_as_pytorchs_do():
+    with pytest.warns(FutureWarning, match="nn.Container. is deprecated"):
+        box = nn.Container(a=nn.Identity())
+    assert [name for name, _ in box.named_children()] == ["a"]
+    with pytest.warns(UserWarning, match="upsample is deprecated"):
+        out = F.upsample(cr.ones(1, 1, 2), scale_factor=2)
+    assert out.shape == (1, 1, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert F.upsample_nearest(cr.ones(1, 1, 2, 2), 3).shape == (1, 1, 3, 3)
+        assert F.upsample_bilinear(cr.ones(1, 1, 2, 2), scale_factor=2).shape == (1, 1, 4, 4)
 
 
 # Errors.

@@ -210,3 +210,16 @@ def test_skip_init_and_memory_formats():
     conv = nn.Conv2d(1, 1, 1)
     assert nn.utils.convert_conv2d_weight_memory_format(conv, "channels_last") is conv
     assert nn.utils.convert_conv3d_weight_memory_format(conv, "channels_last_3d") is conv
+
+
+def test_parameters_to_vector_round_trip_matches_torch(torch):
+    theirs = torch.nn.Linear(3, 2).double()
+    ours = nn.Linear(3, 2).double()
+    ours.load_state_dict(theirs.state_dict())
+    vector = nn.utils.parameters_to_vector(ours.parameters())
+    expected = torch.nn.utils.parameters_to_vector(theirs.parameters())
+    np.testing.assert_array_equal(vector.data, expected.detach().numpy())
+    nn.utils.vector_to_parameters(vector * 2, ours.parameters())
+    np.testing.assert_array_equal(ours.bias.data, 2 * theirs.bias.detach().numpy())
+    with pytest.raises(DomainError, match="vec has 3 elements but the parameters hold 8"):
+        nn.utils.vector_to_parameters(chainrule.zeros(3), ours.parameters())

@@ -89,8 +89,7 @@ from .function import Function
 from .gradcheck import Report, gradcheck, gradgradcheck, numerical_gradient_check
 from .io import SerializationError, load, save
 from .nn import ModuleDict, ParameterDict  # torch.ModuleDict is torch.nn's
-from .nn.torch_functions import *  # noqa: F403  (torch.celu, torch.kl_div, ...)
-from .nn.torch_layer_functions import *  # noqa: F403  (torch.batch_norm, ...)
+from .nn.functional.toplevel import *  # noqa: F403  (torch.celu, torch.batch_norm, ...)
 from .op import LINEAR, Op, elementwise
 from .ops import *  # noqa: F403  (every public tensor function: chainrule.exp, ...)
 from .ops.public import *  # noqa: F403  (the same, taking axis= and refusing out=, at run time)
@@ -150,8 +149,7 @@ __all__ = [
     "numerical_gradient_check", "scalar", "linalg", "profiler", "allocator",
 ]  # fmt: skip
 __all__ += ops.__all__
-__all__ += nn.torch_functions.__all__
-__all__ += nn.torch_layer_functions.__all__
+__all__ += nn.functional.toplevel.__all__
 __all__ += [
     "Generator", "as_tensor", "bernoulli", "bfloat16", "bool", "device", "double", "empty",
     "empty_like", "float", "get_default_dtype", "get_rng_state", "half", "inference_mode",

@@ -25,7 +25,7 @@ from ._tensor import Tensor
 from .autograd import node_order, state
 from .data.sampler import DistributedSampler
 from .errors import ChainruleError, DomainError, DTypeError, fmt_dtype, fmt_shape
-from .nn.module import Module
+from .nn.modules.module import Module
 
 
 class DistributedError(ChainruleError, RuntimeError):

@@ -165,10 +165,11 @@ def replace_all_batch_norm_modules_(root: Any) -> Any:
     """
     # The nn package stands above func (its layers run ops transformed here), so the BatchNorm
     # classes are looked up when called rather than imported.
-    normalization = importlib.import_module("chainrule.nn.normalization")
+    batchnorm = importlib.import_module("chainrule.nn.modules.batchnorm")
+    instancenorm = importlib.import_module("chainrule.nn.modules.instancenorm")
     for module in root.modules():
-        if isinstance(module, normalization._BatchNorm) and not isinstance(
-            module, normalization._InstanceNorm
+        if isinstance(module, batchnorm._BatchNorm) and not isinstance(
+            module, instancenorm._InstanceNorm
         ):
             module.running_mean = None
             module.running_var = None

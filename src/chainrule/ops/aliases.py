@@ -228,7 +228,7 @@ def typename(obj, /) -> str:
 
     >>> import chainrule as cr
     >>> cr.typename(cr.zeros(2)), cr.typename(1), cr.typename(cr.nn.Parameter)
-    ('torch.FloatTensor', 'int', 'chainrule.nn.module.Parameter')
+    ('torch.FloatTensor', 'int', 'chainrule.nn.parameter.Parameter')
     """
     if isinstance(obj, Tensor):
         return obj.type()

@@ -18,7 +18,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from ..nn.grads import zero_grads
+from ..nn.modules.module import zero_grads
 from ..observe import replayed_whole
 
 #: What an optimizer takes as ``params``: tensors, dicts (one group each) or (name, tensor) pairs.
