@@ -15,7 +15,6 @@ ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
     "allocator", "errors", "signatures", "counting", "special", "kernels", "op", "graph", "dtypes",
     "settings",
-    "ops.dims",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
@@ -25,14 +24,18 @@ ORDER = [
     "profiler", "compiler.program", "compiler.tracer", "compiler.passes", "compiler.compiled",
     "compiler",
     "creation", "random", "xp",
-    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan", "ops.sorting",
+    "ops.arguments", "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan",
+    "ops.sorting",
     "ops.indexing", "ops.selecting",
-    "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
-    "ops.products", "ops.decompositions", "ops.factorizations", "ops.spectral",
+    "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding",
     "ops.transcendental",
     "ops.statistics", "ops.calculus", "ops.histograms", "ops.windows",
-    "ops.arranging", "ops.conv", "ops.pool",
-    "ops.pool3d", "ops.unpool", "ops.grid", "ops.activations", "ops.aliases", "ops",
+    "ops.arranging",
+    # All of linear algebra: the rows, torch's spellings and the torch.linalg namespace.
+    "linalg.matrices", "linalg.einsum", "linalg.products", "linalg.triangular",
+    "linalg.lu_factorization", "linalg.inverses", "linalg.decompositions",
+    "linalg.matrix_functions", "linalg.norms", "linalg.lowrank", "linalg.structured", "linalg",
+    "ops.conv", "ops.pooling", "ops.grid", "ops.activations", "ops.aliases", "ops",
     "ops.public", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func.stateless", "func", "gradcheck",
@@ -45,7 +48,7 @@ ORDER = [
     "nn.dropout_layers", "nn.loss_layers", "nn.linear_loss_layers", "nn.adaptive",
     "nn.conv", "nn.pooling", "nn.unpooling", "nn.padding", "nn.normalization", "nn.legacy",
     "nn.attention", "nn.recurrent", "nn.transformer", "nn.reparam", "nn.utils", "nn",
-    "nn.torch_functions", "nn.torch_layer_functions", "linalg_solvers", "linalg",
+    "nn.torch_functions", "nn.torch_layer_functions",
     "optim.optimizers",
     "optim.adam", "optim.adaptive", "optim.classic", "optim.matrix", "optim.lbfgs",
     "optim.scheduler", "optim.cyclic",

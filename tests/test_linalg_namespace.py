@@ -1,6 +1,6 @@
 """chainrule.linalg and the matrix products: the namespace, results with several outputs,
 edge cases of the gradients, and the errors. Values and gradients of every function on
-generic inputs are checked against PyTorch by tests/test_ops.py (cases_decompositions.py)."""
+generic inputs are checked against PyTorch by tests/test_ops.py (cases_linalg.py)."""
 
 import math
 import warnings

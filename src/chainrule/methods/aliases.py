@@ -102,7 +102,7 @@ class AliasMethods:
 
     def trace(self):
         """The sum of this matrix's main diagonal."""
-        return ops.aliases.trace(self)
+        return ops.trace(self)
 
     # Conjugate transposes: chainrule's tensors are real, so these are transposes.
 

@@ -27,7 +27,7 @@ class IndexingMethods:
     def stride(self, dim: int | None = None):
         """The step in memory, in elements, between neighbours along each dim (or ``dim``)."""
         steps = tuple(s // self.data.itemsize for s in self.data.strides)
-        return steps if dim is None else steps[ops.dims.check_dim(dim, self.ndim, "stride")]
+        return steps if dim is None else steps[ops.arguments.check_dim(dim, self.ndim, "stride")]
 
     def reshape_as(self, other):
         """The same elements in ``other``'s shape."""

@@ -3,7 +3,7 @@ as F``. Each is composed from the differentiable ops in `chainrule.ops` (so high
 come free). Re-exported here: the activations (`nn.activation_functions`), dropouts (`nn.dropouts`),
 the losses (`chainrule.nn.losses`), normalisation
 (`nn.norms`), distances (`nn.distance`), lookups (`nn.sparse`), resampling (`nn.sampling`),
-convolution, ``unfold`` and ``fold`` (`chainrule.ops.conv`), pooling (`chainrule.ops.pool`) and
+convolution, ``unfold`` and ``fold`` (`chainrule.ops.conv`), pooling (`chainrule.ops.pooling`) and
 ``pad``. The modules that hold weights are in `chainrule.nn.layers` and its neighbours.
 """
 
@@ -23,7 +23,7 @@ from ..errors import (
 )
 from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, fold, unfold
 from ..ops.padding import pad
-from ..ops.pool import (
+from ..ops.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     adaptive_max_pool1d,
@@ -164,7 +164,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None or len(shape) < 2:
         out = ops.matmul(input, weight.mT)
         return out if bias is None else out + bias
-    return ops.linalg.matmul_add_row(input, weight.mT, bias)  # one pass adds the bias
+    return ops.linalg.products.matmul_add_row(input, weight.mT, bias)  # one pass adds the bias
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -1,27 +1,25 @@
 """Pooling layers: max, average and adaptive pooling in 1-D, 2-D and 3-D and Lp pooling, each
-calling a function of `chainrule.ops.pool` or `chainrule.ops.pool3d` (where the window and tie
+calling a function of `chainrule.ops.pooling` (where the window and tie
 rules are described). Unpooling and fractional pooling are in `chainrule.nn.unpooling`."""
 
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.pool import (
+from ..ops.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool2d,
+    adaptive_max_pool3d,
     avg_pool1d,
     avg_pool2d,
-    max_pool1d,
-    max_pool2d,
-)
-from ..ops.pool3d import (
-    adaptive_avg_pool3d,
-    adaptive_max_pool3d,
     avg_pool3d,
     lp_pool1d,
     lp_pool2d,
     lp_pool3d,
+    max_pool1d,
+    max_pool2d,
     max_pool3d,
 )
 from .module import Module
@@ -34,8 +32,8 @@ __all__ = [
 
 
 class MaxPool2d(Module):
-    """The maximum over each window, as ``torch.nn.MaxPool2d``; see `chainrule.ops.pool.max_pool2d`
-    for the tie rule.
+    """The maximum over each window, as ``torch.nn.MaxPool2d``; see
+    `chainrule.ops.pooling.max_pool2d` for the tie rule.
 
     >>> import chainrule
     >>> pool = MaxPool2d(2)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import ops
 from .._tensor import Tensor
 from ..errors import DomainError, ShapeError, fmt_shape
-from ..ops.pool import adaptive_avg_pool1d, adaptive_avg_pool2d
+from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .module import Module
 
 __all__ = [

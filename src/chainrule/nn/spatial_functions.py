@@ -1,7 +1,7 @@
 """The functional forms of the 3-D, Lp, fractional and unpooling layers, grid sampling, local
 response normalisation, channel shuffling and the deprecated ``upsample*`` names, gathered for
 `chainrule.nn.functional` (which re-exports this module's ``__all__``). The arithmetic is in
-`chainrule.ops.pool3d`, `ops.unpool`, `ops.grid`, `ops.conv` and `nn.norms`."""
+`chainrule.ops.pooling`, `ops.grid`, `ops.conv` and `nn.norms`."""
 
 from __future__ import annotations
 
@@ -15,13 +15,17 @@ from ..ops.grid import (
     affine_grid,
     grid_sample,
 )
-from ..ops.pool3d import (
+from ..ops.pooling import (
     adaptive_avg_pool3d,
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d,
     adaptive_max_pool3d_with_indices,
     avg_pool3d,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
     lp_pool1d,
     lp_pool2d,
     lp_pool3d,
@@ -29,12 +33,6 @@ from ..ops.pool3d import (
     max_pool2d_with_indices,
     max_pool3d,
     max_pool3d_with_indices,
-)
-from ..ops.unpool import (
-    fractional_max_pool2d,
-    fractional_max_pool2d_with_indices,
-    fractional_max_pool3d,
-    fractional_max_pool3d_with_indices,
     max_unpool1d,
     max_unpool2d,
     max_unpool3d,

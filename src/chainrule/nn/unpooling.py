@@ -1,11 +1,11 @@
 """Unpooling and fractional pooling layers: MaxUnpool1d/2d/3d (the inverse of max pooling
-with indices) and FractionalMaxPool2d/3d, each calling a function of `chainrule.ops.unpool`."""
+with indices) and FractionalMaxPool2d/3d, each calling a function of `chainrule.ops.pooling`."""
 
 from __future__ import annotations
 
 from .._tensor import Tensor
 from ..errors import DomainError
-from ..ops.unpool import (
+from ..ops.pooling import (
     fractional_max_pool2d,
     fractional_max_pool3d,
     max_unpool1d,
@@ -103,7 +103,7 @@ class _FractionalMaxPoolNd(Module):
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """Fractional max pooling of (N, C, H, W) or (C, H, W) inputs (see
-    `chainrule.ops.unpool.fractional_max_pool2d`): new window offsets every call, unless
+    `chainrule.ops.pooling.fractional_max_pool2d`): new window offsets every call, unless
     ``_random_samples`` fixes them.
 
     >>> import chainrule

@@ -1,5 +1,17 @@
-"""Every tensor op, by name: the rows (`REGISTRY`) and the functions that call them."""
+"""Every tensor op, by name: the rows (`REGISTRY`) and the functions that call them. The
+linear-algebra rows and functions live in `chainrule.linalg`; they are listed here too."""
 
+from .. import linalg
+from ..linalg.decompositions import *  # noqa: F403
+from ..linalg.einsum import *  # noqa: F403
+from ..linalg.inverses import *  # noqa: F403
+from ..linalg.lowrank import *  # noqa: F403
+from ..linalg.lu_factorization import *  # noqa: F403
+from ..linalg.matrix_functions import *  # noqa: F403
+from ..linalg.norms import *  # noqa: F403
+from ..linalg.products import *  # noqa: F403
+from ..linalg.structured import *  # noqa: F403
+from ..linalg.triangular import *  # noqa: F403
 from ..op import Op
 from . import (
     activations,
@@ -7,31 +19,24 @@ from . import (
     arranging,
     calculus,
     conv,
-    decompositions,
     elementwise,
-    factorizations,
     grid,
     histograms,
     indexing,
     joining,
-    linalg,
     normalizers,
     numeric,
     padding,
-    pool,
-    pool3d,
-    products,
+    pooling,
     reduce,
     scan,
     scattering,
     selecting,
     shape,
     sorting,
-    spectral,
     statistics,
     strided,
     transcendental,
-    unpool,
     windows,
 )  # fmt: skip
 from .activations import *  # noqa: F403
@@ -39,43 +44,40 @@ from .aliases import *  # noqa: F403
 from .arranging import *  # noqa: F403
 from .calculus import *  # noqa: F403
 from .conv import *  # noqa: F403
-from .decompositions import *  # noqa: F403
 from .elementwise import *  # noqa: F403
-from .factorizations import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .joining import *  # noqa: F403
-from .linalg import *  # noqa: F403
 from .normalizers import *  # noqa: F403
 from .numeric import *  # noqa: F403
 from .padding import *  # noqa: F403
-from .pool import *  # noqa: F403
-from .pool3d import *  # noqa: F403
-from .products import *  # noqa: F403
+from .pooling import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .scattering import *  # noqa: F403
 from .selecting import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
-from .spectral import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .strided import *  # noqa: F403
 from .transcendental import *  # noqa: F403
-from .unpool import *  # noqa: F403
 from .windows import *  # noqa: F403
 
 __all__ = [
-    *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__, *linalg.__all__,
-    *selecting.__all__, *conv.__all__, *pool.__all__, *padding.__all__, *numeric.__all__,
-    *scan.__all__, *sorting.__all__, *scattering.__all__, *decompositions.__all__,
-    *strided.__all__, *joining.__all__, *products.__all__,
-    *transcendental.__all__, *statistics.__all__, *arranging.__all__, *factorizations.__all__,
-    *spectral.__all__, *normalizers.__all__,
+    *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__,
+    *selecting.__all__, *conv.__all__, *pooling.__all__, *padding.__all__, *numeric.__all__,
+    *scan.__all__, *sorting.__all__, *scattering.__all__,
+    *strided.__all__, *joining.__all__,
+    *transcendental.__all__, *statistics.__all__, *arranging.__all__,
+    *normalizers.__all__,
     *calculus.__all__, *histograms.__all__, *windows.__all__,
     *activations.__all__, *aliases.__all__,
-    *pool3d.__all__, *unpool.__all__, *grid.__all__,
+    *grid.__all__,
+    *linalg.products.__all__, *linalg.einsum.__all__, *linalg.inverses.__all__,
+    *linalg.decompositions.__all__, *linalg.lu_factorization.__all__,
+    *linalg.triangular.__all__, *linalg.matrix_functions.__all__, *linalg.norms.__all__,
+    *linalg.lowrank.__all__, *linalg.structured.__all__,
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.
@@ -94,12 +96,18 @@ REGISTRY: dict[str, Op] = {
         selecting,
         scattering,
         strided,
-        linalg,
-        decompositions,
+        linalg.products,
+        linalg.einsum,
+        linalg.inverses,
+        linalg.decompositions,
+        linalg.lu_factorization,
+        linalg.triangular,
+        linalg.matrix_functions,
+        linalg.norms,
+        linalg.lowrank,
+        linalg.structured,
         conv,
-        pool,
-        pool3d,
-        unpool,
+        pooling,
         grid,
         transcendental,
         statistics,
@@ -107,7 +115,6 @@ REGISTRY: dict[str, Op] = {
         histograms,
         windows,
         arranging,
-        factorizations,
         aliases,
     )
     for op in vars(module).values()

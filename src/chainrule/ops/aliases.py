@@ -28,17 +28,14 @@ from ..random import bernoulli, multinomial  # noqa: F401  (Tensor.bernoulli/mul
 from .elementwise import abs, add, cast, div, ge, gt, le, lt, mul, ne, neg, sub
 from .elementwise import fill as fill_row
 from .joining import vstack
-from .linalg import outer
-from .reduce import sum
 from .shape import expand, flip, movedim, reshape, transpose
 from .sorting import sort
-from .strided import diagonal
 
 __all__ = [
-    "absolute", "asarray", "detach", "divide", "fill", "fliplr", "flipud", "ger", "greater",
+    "absolute", "asarray", "detach", "divide", "fill", "fliplr", "flipud", "greater",
     "greater_equal", "less", "less_equal", "moveaxis", "msort", "multiply", "negative",
     "not_equal", "positive", "range", "ravel", "row_stack", "scalar_tensor", "subtract",
-    "swapdims", "trace", "true_divide", "typename",
+    "swapdims", "true_divide", "typename",
 ]  # fmt: skip
 
 # The same ops under PyTorch's other names.
@@ -54,9 +51,6 @@ not_equal = ne
 moveaxis = movedim
 swapdims = transpose
 row_stack = vstack
-ger = outer
-
-
 # Division rounded: a row, since floor_divide's row has no gradient at all and PyTorch's
 # div(rounding_mode=...) has a zero one (its output requires grad).
 
@@ -179,20 +173,6 @@ def msort(input):
             [3, 2]])
     """
     return sort(input, dim=0).values
-
-
-def trace(input):
-    """The sum of a matrix's main diagonal (``Tensor.trace``, ``torch.trace``); integer
-    matrices give int64, as the sum does. (The graph's trace table is
-    `chainrule.trace_table`.)
-
-    >>> import chainrule as cr
-    >>> trace(cr.tensor([[1.0, 2.0], [3.0, 4.0]]))
-    tensor(5.)
-    """
-    if input.ndim != 2:
-        raise ShapeError(f"trace: expects a matrix (2-D), got shape {fmt_shape(input.shape)}")
-    return sum(diagonal(input))
 
 
 # Copies, detaching and filling.

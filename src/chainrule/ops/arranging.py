@@ -18,20 +18,17 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Op
-from .dims import check_dim, check_sizes
+from .arguments import check_dim, check_sizes
 from .indexing import getitem, index_array, index_row
 from .joining import _at_least, meshgrid
-from .padding import pad_row
 from .reduce import sum as reduce_sum
-from .scan import cumprod
 from .scattering import _spread, scatter_add_row, scatter_reduce_row, scatter_row
-from .shape import cat, flip, reshape, stack, transpose
-from .strided import diag
+from .shape import flip, reshape, stack, transpose
 
 __all__ = [
-    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "combinations",
-    "diagflat", "dsplit", "hsplit", "index_reduce", "nonzero_static", "put", "rot90",
-    "split_with_sizes", "take", "tensor_split", "unravel_index", "vander", "vsplit",
+    "atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "combinations", "dsplit",
+    "hsplit", "index_reduce", "nonzero_static", "put", "rot90", "split_with_sizes", "take",
+    "tensor_split", "unravel_index", "vsplit",
 ]  # fmt: skip
 
 
@@ -89,34 +86,6 @@ nonzero_static_row = Op(
 # Blocks and rotations.
 
 
-def block_diag(*tensors):
-    """The tensors (0-d, 1-D as a row, or 2-D) as blocks along the diagonal of a matrix of
-    zeros; the dtype is the tensors' promoted dtype.
-
-    >>> import chainrule as cr
-    >>> cr.block_diag(cr.tensor([[1, 2]]), cr.tensor(3))
-    tensor([[1, 2, 0],
-            [0, 0, 3]])
-    """
-    blocks = []
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise DTypeError(f"block_diag: expects tensors, got {type(t).__name__} at position {i}")
-        if t.ndim > 2:
-            raise ShapeError(f"block_diag: tensors must have at most 2 dimensions, got shape "
-                             f"{fmt_shape(t.shape)} at position {i}")  # fmt: skip
-        blocks.append(t if t.ndim == 2 else reshape(t, (1, -1)))
-    if not blocks:
-        return Tensor._make(np.zeros((1, 0), np.float32))
-    width = sum(b.shape[1] for b in blocks)
-    rows, before = [], 0
-    for b in blocks:  # each block padded with zeros left and right to the full width
-        after = width - before - b.shape[1]
-        rows.append(pad_row(b, widths=((0, 0), (before, after)), value=0))
-        before += b.shape[1]
-    return cat(rows, 0)
-
-
 def rot90(input, k: int = 1, dims=(0, 1)):
     """``input`` turned by 90 degrees ``k`` times in the plane of ``dims``, from the first
     dim towards the second (negative k turns the other way); a flip and a transpose.
@@ -143,17 +112,6 @@ def rot90(input, k: int = 1, dims=(0, 1)):
     if k == 3:
         return transpose(flip(input, first), first, second)
     return input.clone()
-
-
-def diagflat(input, offset: int = 0):
-    """The flattened input on diagonal ``offset`` of a square matrix of zeros.
-
-    >>> import chainrule as cr
-    >>> cr.diagflat(cr.tensor([[1, 2]]))
-    tensor([[1, 0],
-            [0, 2]])
-    """
-    return diag(reshape(input, (-1,)), offset)
 
 
 # Splitting into views.
@@ -442,54 +400,6 @@ def combinations(input, r: int = 2, with_replacement: bool = False):
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     positions = np.array(list(pick(range(input.shape[0]), int(r))), np.int64).reshape(-1, r)
     return index_row(input, index=(positions,))
-
-
-def _powers(x, N: int, increasing: bool):
-    """(..., n, N): the powers 0 .. N-1 of each element of x (..., n), as a cumulative
-    product (PyTorch's way, whose gradient is right at 0); integers and bools as int64."""
-    if x.dtype.kind in "biu":
-        x = x.long()
-    column = x.unsqueeze(-1)
-    ones = Tensor._make(np.ones(np.shape(column), x.dtype))
-    if N == 0:
-        return getitem(column, (Ellipsis, slice(0, 0)))
-    # x joins even for N = 1 (as an empty block), so the result requires grad as in PyTorch.
-    out = cumprod(cat([ones, column.expand(*np.shape(x), N - 1)], -1), -1)
-    return out if increasing else flip(out, -1)
-
-
-def vander(x, N: int | None = None, increasing: bool = False):
-    """The Vandermonde matrix of a 1-D tensor: column j is ``x ** (N - 1 - j)`` (``x ** j``
-    with increasing); N defaults to len(x). Integer inputs give int64.
-
-    >>> import chainrule as cr
-    >>> cr.vander(cr.tensor([1, 2, 3]))
-    tensor([[1, 1, 1],
-            [4, 2, 1],
-            [9, 3, 1]])
-    """
-    (x,) = _vectors("vander", (x,))
-    N = x.shape[0] if N is None else N
-    if not isinstance(N, numbers.Integral) or N < 0:
-        raise DomainError(f"vander: N must be a non-negative int, got {N!r}")
-    return _powers(x, int(N), increasing)
-
-
-def linalg_vander(x, *, N: int | None = None):
-    """``chainrule.linalg.vander``: the Vandermonde matrices of the last dim of x, increasing
-    powers 0 .. N-1 (N > 1, default x.shape[-1]), shape (..., n, N).
-
-    >>> import chainrule as cr
-    >>> cr.linalg.vander(cr.tensor([1.0, 2.0]), N=3)
-    tensor([[1., 1., 1.],
-            [1., 2., 4.]])
-    """
-    if np.ndim(x) < 1:
-        raise ShapeError("linalg.vander: x must have at least 1 dimension, got a 0-d tensor")
-    N = x.shape[-1] if N is None else N
-    if not isinstance(N, numbers.Integral) or N <= 1:
-        raise DomainError(f"linalg.vander: N must be an int greater than 1, got {N!r}")
-    return _powers(x, int(N), increasing=True)
 
 
 # Positions.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .._tensor import Tensor
 from ..dtypes import get_default_dtype
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from .dims import check_dim, check_dims
+from .arguments import check_dim, check_dims
 from .scan import as_tensor
 from .shape import cat
 

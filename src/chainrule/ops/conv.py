@@ -19,9 +19,9 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .. import xp
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
+from ..linalg.products import matmul, matmul_add_row, matmul_row
 from ..op import LINEAR, Op
 from .indexing import getitem, index_row
-from .linalg import matmul, matmul_add_row, matmul_row
 from .padding import pad, pad_row
 from .shape import flip, permute, reshape, transpose, unsqueeze
 

@@ -18,7 +18,7 @@ from ..counting import replayed_whole
 from ..dtypes import as_dtype, int64
 from ..errors import DTypeError, fmt_dtype
 from ..op import LINEAR, Op
-from .dims import check_dim
+from .arguments import check_dim
 from .reduce import ValuesIndices
 
 __all__ = ["cummax", "cummin", "cumprod", "cumsum", "logcumsumexp"]

@@ -20,7 +20,7 @@ from ..counting import replayed_whole
 from ..errors import DomainError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Op
 from . import indexing
-from .dims import check_dim
+from .arguments import check_dim
 from .elementwise import where_row
 from .indexing import (
     along,

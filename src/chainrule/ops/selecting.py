@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Loops, Op
-from .dims import check_dim
+from .arguments import check_dim
 from .indexing import index_array, index_row
 
 __all__ = ["argwhere", "masked_select", "nonzero", "repeat_interleave"]

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..errors import ShapeError, fmt_shape
 from ..function import apply_op
 from ..op import LINEAR, Op, shifted, with_rank
-from .dims import check_dim, check_dims, check_sizes
+from .arguments import check_dim, check_dims, check_sizes
 from .indexing import getitem_row
 
 __all__ = [

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..dtypes import int32
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Loops, Op
-from .dims import check_dim
+from .arguments import check_dim
 from .reduce import ValuesIndices, mean, norm, std, var
 from .scan import as_tensor, batch_along, picker, with_batch
 

@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..dtypes import as_dtype, get_default_dtype, int64
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Loops, Op
-from .dims import check_dim
+from .arguments import check_dim
 from .elementwise import where
 from .numeric import nan_to_zero_row
 from .reduce import _dims, amax, amin, batch_reduction

@@ -1,10 +1,19 @@
-"""Checking dimension arguments, shared by the op families: one dim, several, and sizes."""
+"""Checking the arguments the op families share: a tensor's shape (`shape_of`), one dim,
+several, and sizes."""
 
 from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from .._tensor import Tensor
 from ..errors import DTypeError, OutOfRangeError, ShapeError
+
+
+def shape_of(x) -> tuple:
+    """The shape of a Tensor or array (one example's inside vmap)."""
+    return tuple(x.data.shape if isinstance(x, Tensor) else np.shape(x))
 
 
 def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
