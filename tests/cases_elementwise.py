@@ -89,3 +89,11 @@ CASES = {
         domain=(reals(), reals(), away_from_zero()),
     ),
 }
+
+
+# subtract with alpha.
+CASES.update({
+    "subtract[alpha]": Case(
+        lambda lib, x, y: lib.subtract(x, y, alpha=2.5), pair, (reals(), reals()), needs_lib=True
+    ),
+})  # fmt: skip

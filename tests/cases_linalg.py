@@ -18,11 +18,44 @@ import math
 import numpy as np
 from cases import Case
 from hypothesis import strategies as st
-from strategies import away_from_zero, broadcastable, distinct, fixed, positive
+from strategies import (
+    away_from_zero,
+    broadcastable,
+    distinct,
+    fixed,
+    one,
+    positive,
+    reals,
+    same,
+    shapes,
+)
 
 from chainrule.linalg import products
 
 sizes = st.integers(1, 4)
+
+
+def several(n, min_dims=0, max_dims=2):
+    """n shapes of min_dims .. max_dims dims each, drawn independently."""
+    return st.tuples(*[shapes(min_dims, max_dims) for _ in range(n)])
+
+
+def powers(x, exponents):
+    """x[:, None] ** exponents in PyTorch: torch.vander's own backward fails in 2.13 (an
+    in-place cumprod it saved is changed), so its values and gradients are checked against
+    this (pow's gradient is 0 for the exponent 0, also at x = 0)."""
+    import torch
+
+    return x[:, None] ** torch.tensor(list(exponents), dtype=x.dtype)
+
+
+APART = (reals(-3.0, -1.0), reals(1.0, 3.0))  # x1 - x2 <= -2: never a zero distance
+
+
+def points(batch=()):
+    """(P, M) and (R, M) shapes, with batch dims in front of the first."""
+    sizes = st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3))
+    return sizes.map(lambda s: ((*batch, s[0], s[2]), (s[1], s[2])))
 
 
 def _matmul_pair(drawn):
@@ -531,4 +564,53 @@ CASES.update({
                               domain=(away_from_zero(),)),
     "norm_except_dim[all]": linalg(lambda lib, x: lib.norm_except_dim(x, 3, -1), matrices(),
                                    domain=(positive(),)),
+})  # fmt: skip
+
+
+# Structured matrices (chainrule/linalg/structured.py).
+CASES.update({
+    "block_diag": Case(lambda lib, *ts: lib.block_diag(*ts), several(3), needs_lib=True),
+    "diagflat": Case(lambda x: x.diagflat(), one(0, 2)),
+    "diagflat[offset]": Case(lambda lib, x: lib.diagflat(x, -2), one(0, 2), needs_lib=True),
+    "vander": Case(
+        lambda lib, x: lib.vander(x),
+        one(1, 1),
+        needs_lib=True,
+        torch_fn=lambda x: powers(x, range(len(x) - 1, -1, -1)),
+    ),
+    "vander[N_increasing]": Case(
+        lambda lib, x: lib.vander(x, N=5, increasing=True),
+        one(1, 1),
+        needs_lib=True,
+        torch_fn=lambda x: powers(x, range(5)),
+    ),
+    "vander[linalg]": Case(lambda lib, x: lib.linalg.vander(x, N=3), one(1, 3), needs_lib=True),
+})  # fmt: skip
+
+
+# trace (chainrule/linalg/structured.py).
+CASES.update({
+    "trace": Case(lambda x: x.trace(), one(min_dims=2, max_dims=2)),
+})  # fmt: skip
+
+
+# Distances (chainrule/linalg/norms.py): x1 and x2 kept apart, so no difference is 0.
+CASES.update({
+    "dist": Case(lambda lib, x, y: lib.dist(x, y), same(2), APART, needs_lib=True),
+    "dist[3]": Case(lambda x, y: x.dist(y, 3), same(2), APART),
+    "cdist": Case(lambda lib, x, y: lib.cdist(x, y), points(), APART, needs_lib=True),
+    "cdist[1_batched]": Case(lambda lib, x, y: lib.cdist(x, y, 1), points((2,)), APART,
+                             needs_lib=True),
+    "cdist[0.5]": Case(lambda lib, x, y: lib.cdist(x, y, 0.5), points(), APART, needs_lib=True),
+})  # fmt: skip
+
+
+# renorm (chainrule/linalg/norms.py): maxnorm is a norm no drawn row has exactly (its kink),
+# and its 1- and inf-norms keep off their own kinks.
+CASES.update({
+    "renorm": Case(lambda x: x.renorm(2, 0, 1.2345), one(2)),
+    "renorm[1_last]": Case(lambda x: x.renorm(1, -1, 2.3456), one(2), (away_from_zero(),)),
+    # |x|³'s third derivative jumps at 0, which the second derivative's finite differences see.
+    "renorm[3]": Case(lambda x: x.renorm(3, 1, 0.8765), one(3, 3), (away_from_zero(),)),
+    "renorm[inf]": Case(lambda x: x.renorm(math.inf, 0, 1.2345), one(2), (distinct(0.2, 3.0),)),
 })  # fmt: skip

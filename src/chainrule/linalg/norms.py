@@ -1,6 +1,7 @@
 """Norms: torch.linalg's ``vector_norm``, ``matrix_norm``, ``norm`` and the condition number
-``cond``, and torch's older ``frobenius_norm``, ``nuclear_norm`` and ``norm_except_dim``, all
-composed from the vector norm row (`chainrule.norm`) and the singular values.
+``cond``, torch's older ``frobenius_norm``, ``nuclear_norm`` and ``norm_except_dim``, and what
+is made of norms: the distances ``dist`` and ``cdist`` and ``renorm``; all composed from the
+vector norm row (`chainrule.norm`) and the singular values.
 """
 
 from __future__ import annotations
@@ -8,17 +9,21 @@ from __future__ import annotations
 import math
 import numbers
 
+from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..ops import reduce
-from ..ops.arguments import shape_of
+from ..ops.arguments import as_tensor, check_dim, shape_of
 from ..ops.elementwise import abs as abs_
+from ..ops.elementwise import where
 from ..ops.reduce import amax, amin, norm
 from ..ops.shape import movedim, reshape
 from .decompositions import svdvals
 from .inverses import inv_row
 from .matrices import matrices
 
-__all__ = ["frobenius_norm", "norm_except_dim", "nuclear_norm"]
+__all__ = [
+    "cdist", "dist", "frobenius_norm", "norm_except_dim", "nuclear_norm", "renorm",
+]  # fmt: skip
 
 
 def _order(op: str, ord) -> float:
@@ -200,3 +205,84 @@ def norm_except_dim(v, pow=2, dim: int = 0):
     (dim,) = _dims("norm_except_dim", shape, dim)
     others = tuple(d for d in range(len(shape)) if d != dim)
     return norm(v, pow, others, True) if others else abs(v)
+
+
+# Distances: norms of differences.
+
+
+def _distance(diff, p, dim, op: str):
+    """The p-norm of ``diff`` over ``dim``; p = 0 counts the non-zero elements."""
+    if not isinstance(p, numbers.Real) or isinstance(p, bool):
+        raise DTypeError(f"{op}: p must be a number, got {p!r}")
+    if p < 0 and not (op == "dist" and p == -math.inf):  # dist's -inf: the smallest |diff|
+        extra = ", inf or -inf" if op == "dist" else " or inf"
+        raise DomainError(f"{op}: p must be >= 0{extra}, got {p!r}")
+    if p == 0:  # a count: no gradient (PyTorch's is 0)
+        return (diff != 0).to(diff.dtype).sum(dim)
+    return norm(diff, p, dim)
+
+
+def dist(x, y, p: float = 2) -> Tensor:
+    """The p-norm of x - y over all elements (broadcasting); p = 0 counts where they differ.
+
+    The gradient is 0 where x == y, as PyTorch's; p = 0 has none. p is >= 0, inf or -inf
+    (PyTorch also takes other negative p).
+
+    >>> import chainrule as cr
+    >>> cr.dist(cr.tensor([1.0, 2.0]), cr.tensor([4.0, 6.0]))
+    tensor(5.)
+    """
+    return _distance(as_tensor(x, "dist") - as_tensor(y, "dist"), p, None, "dist")
+
+
+def cdist(x1, x2, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
+    shape (..., P, R), batch dims broadcast.
+
+    Computed directly from the differences (never through matrix products, so
+    ``compute_mode`` changes nothing); the gradient is 0 at zero distance, as PyTorch's.
+
+    >>> import chainrule as cr
+    >>> cr.cdist(cr.tensor([[0.0, 0.0]]), cr.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    x1, x2 = as_tensor(x1, "cdist"), as_tensor(x2, "cdist")
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
+        raise ShapeError(
+            f"cdist: needs x1 (..., P, M) and x2 (..., R, M) with the same M, got shapes "
+            f"{fmt_shape(x1.shape)} and {fmt_shape(x2.shape)}"
+        )
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == math.inf:
+        # PyTorch's cdist gives each tied largest |x1 - x2| the whole gradient (norm and dist
+        # share it out): the largest, plus the tied ones' differences from it (0 in value).
+        size = diff.abs()
+        top = size.amax(-1, keepdim=True).detach()
+        return top.squeeze(-1) + ((size - top) * (size == top)).sum(-1)
+    return _distance(diff, p, -1, "cdist")
+
+
+# Rescaling slices to a largest norm.
+
+
+def renorm(input, p: float, dim: int, maxnorm: float) -> Tensor:
+    """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down
+    to norm ``maxnorm`` (by maxnorm / (norm + 1e-7), as PyTorch, so just under it).
+
+    The gradient is the scaling's, norm included, as PyTorch's.
+
+    >>> import chainrule as cr
+    >>> cr.renorm(cr.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    x = as_tensor(input, "renorm")
+    if x.ndim < 2:
+        raise ShapeError(f"renorm: input needs at least 2 dimensions, got {fmt_shape(x.shape)}")
+    d = check_dim(dim, x.ndim, "renorm")
+    if not isinstance(p, numbers.Real) or isinstance(p, bool) or not p > 0:
+        raise DomainError(f"renorm: p must be a positive number (or inf), got {p!r}")
+    if not isinstance(maxnorm, numbers.Real) or not maxnorm >= 0:
+        raise DomainError(f"renorm: maxnorm must be >= 0, got {maxnorm!r}")
+    norm = x.norm(p, tuple(i for i in range(x.ndim) if i != d), keepdim=True)
+    return x * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)

@@ -13,10 +13,10 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..ops import reduce
-from ..ops.arranging import _vectors
+from ..ops.cumulative import cumprod
 from ..ops.indexing import getitem
+from ..ops.joining import _vectors
 from ..ops.padding import pad_row
-from ..ops.scan import cumprod
 from ..ops.shape import cat, flip, reshape
 from ..ops.strided import diag, diagonal
 

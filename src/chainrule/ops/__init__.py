@@ -1,7 +1,9 @@
 """Every tensor op, by name: the rows (`REGISTRY`) and the functions that call them. The
-linear-algebra rows and functions live in `chainrule.linalg`; they are listed here too."""
+linear-algebra rows and functions live in `chainrule.linalg`, the factories PyTorch keeps
+among its functions in `chainrule.creation`; they are listed here too."""
 
 from .. import linalg
+from ..creation import asarray, range, scalar_tensor, typename
 from ..linalg.decompositions import *  # noqa: F403
 from ..linalg.einsum import *  # noqa: F403
 from ..linalg.inverses import *  # noqa: F403
@@ -15,11 +17,11 @@ from ..linalg.triangular import *  # noqa: F403
 from ..op import Op
 from . import (
     activations,
-    aliases,
-    arranging,
     calculus,
     conv,
+    cumulative,
     elementwise,
+    flat_indexing,
     grid,
     histograms,
     indexing,
@@ -29,7 +31,7 @@ from . import (
     padding,
     pooling,
     reduce,
-    scan,
+    sampling,
     scattering,
     selecting,
     shape,
@@ -40,11 +42,11 @@ from . import (
     windows,
 )  # fmt: skip
 from .activations import *  # noqa: F403
-from .aliases import *  # noqa: F403
-from .arranging import *  # noqa: F403
 from .calculus import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .cumulative import *  # noqa: F403
 from .elementwise import *  # noqa: F403
+from .flat_indexing import *  # noqa: F403
 from .grid import *  # noqa: F403
 from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
@@ -54,7 +56,7 @@ from .numeric import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .reduce import *  # noqa: F403
-from .scan import *  # noqa: F403
+from .sampling import *  # noqa: F403
 from .scattering import *  # noqa: F403
 from .selecting import *  # noqa: F403
 from .shape import *  # noqa: F403
@@ -65,19 +67,17 @@ from .transcendental import *  # noqa: F403
 from .windows import *  # noqa: F403
 
 __all__ = [
-    *elementwise.__all__, *reduce.__all__, *shape.__all__, *indexing.__all__,
-    *selecting.__all__, *conv.__all__, *pooling.__all__, *padding.__all__, *numeric.__all__,
-    *scan.__all__, *sorting.__all__, *scattering.__all__,
-    *strided.__all__, *joining.__all__,
-    *transcendental.__all__, *statistics.__all__, *arranging.__all__,
-    *normalizers.__all__,
-    *calculus.__all__, *histograms.__all__, *windows.__all__,
-    *activations.__all__, *aliases.__all__,
-    *grid.__all__,
+    *elementwise.__all__, *numeric.__all__, *reduce.__all__, *normalizers.__all__,
+    *cumulative.__all__, *sorting.__all__, *indexing.__all__, *selecting.__all__,
+    *scattering.__all__, *shape.__all__, *strided.__all__, *joining.__all__, *padding.__all__,
+    *flat_indexing.__all__, *transcendental.__all__, *statistics.__all__, *calculus.__all__,
+    *histograms.__all__, *windows.__all__, *sampling.__all__, *conv.__all__, *pooling.__all__,
+    *grid.__all__, *activations.__all__,
     *linalg.products.__all__, *linalg.einsum.__all__, *linalg.inverses.__all__,
     *linalg.decompositions.__all__, *linalg.lu_factorization.__all__,
     *linalg.triangular.__all__, *linalg.matrix_functions.__all__, *linalg.norms.__all__,
     *linalg.lowrank.__all__, *linalg.structured.__all__,
+    "asarray", "range", "scalar_tensor", "typename",
 ]  # fmt: skip
 
 #: Every Op row by its name: tests and docs iterate over it.
@@ -88,7 +88,7 @@ REGISTRY: dict[str, Op] = {
         numeric,
         reduce,
         normalizers,
-        scan,
+        cumulative,
         sorting,
         shape,
         padding,
@@ -96,6 +96,7 @@ REGISTRY: dict[str, Op] = {
         selecting,
         scattering,
         strided,
+        flat_indexing,
         linalg.products,
         linalg.einsum,
         linalg.inverses,
@@ -114,8 +115,6 @@ REGISTRY: dict[str, Op] = {
         calculus,
         histograms,
         windows,
-        arranging,
-        aliases,
     )
     for op in vars(module).values()
     if isinstance(op, Op)

@@ -1,5 +1,5 @@
-"""Checking the arguments the op families share: a tensor's shape (`shape_of`), one dim,
-several, and sizes."""
+"""Checking the arguments the op families share: a tensor (`as_tensor`) and its shape
+(`shape_of`), one dim, several, and sizes."""
 
 from __future__ import annotations
 
@@ -9,6 +9,16 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DTypeError, OutOfRangeError, ShapeError
+
+
+def as_tensor(x, op: str) -> Tensor:
+    """``x`` as a Tensor (an array or a number becomes one without a gradient)."""
+    if isinstance(x, Tensor):
+        return x
+    try:
+        return Tensor._make(np.asarray(x))
+    except (TypeError, ValueError):
+        raise DTypeError(f"{op}: expected a tensor, got {type(x).__name__}") from None
 
 
 def shape_of(x) -> tuple:

@@ -14,7 +14,7 @@ from .._tensor import Tensor
 from ..dtypes import get_default_dtype
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from .arguments import check_dim, check_dims
-from .scan import as_tensor
+from .cumulative import as_tensor
 from .shape import cat
 
 __all__ = ["cumulative_trapezoid", "diff", "gradient", "trapezoid", "trapz"]

@@ -1,4 +1,6 @@
-"""Elementwise rows: arithmetic, exp/log/trig, activations, comparisons, where, casts.
+"""Elementwise rows: arithmetic, exp/log/trig, activations, comparisons, where, casts; their
+other PyTorch names (absolute, multiply, greater...), and the arithmetic composed with
+PyTorch's extra arguments (subtract's alpha, positive, addcmul, addcdiv) and detach.
 
 Each row states its local derivative once (`elementwise`); VJP and JVP follow from it. Rows
 whose gradient is cheaper written directly (maximum, where, leaky_relu) give VJPs and JVPs.
@@ -15,13 +17,13 @@ from ..op import LINEAR, Loops, Op, comparison, elementwise
 from .arguments import shape_of
 
 __all__ = [
-    "abs", "add", "addcdiv", "addcmul", "cast", "clamp", "clip", "clone", "cos", "cosh", "div",
-    "eq", "erf", "exp", "expm1", "ge", "gelu", "gt", "le", "leaky_relu", "log", "log1p",
-    "logical_and",
-    "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
-    "reciprocal", "relu",
-    "rsqrt", "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "sub", "tan", "tanh",
-    "where",
+    "abs", "absolute", "add", "addcdiv", "addcmul", "cast", "clamp", "clip", "clone", "cos",
+    "cosh", "detach", "div", "eq", "erf", "exp", "expm1", "ge", "gelu", "greater",
+    "greater_equal", "gt", "le", "leaky_relu", "less", "less_equal", "log", "log1p",
+    "logical_and", "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "multiply",
+    "ne", "neg", "negative", "not_equal", "positive", "pow", "reciprocal", "relu", "rsqrt",
+    "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "sub", "subtract", "tan",
+    "tanh", "true_divide", "where",
 ]  # fmt: skip
 
 # fmt: off
@@ -274,3 +276,47 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "input + value * trunc(tensor1 / tensor2) for the old integer division"
         )
     return input + value * (tensor1 / tensor2)
+
+
+# The same ops under PyTorch's other names: a plain alias is the op itself (``absolute`` runs
+# the ``abs`` row, whose errors name ``abs``).
+absolute = abs
+multiply = mul
+true_divide = div
+negative = neg
+greater = gt
+greater_equal = ge
+less = lt
+less_equal = le
+not_equal = ne
+
+
+# Arithmetic with PyTorch's extra arguments, and copies without history.
+
+
+def subtract(input, other, *, alpha=1):
+    """input - alpha * other, broadcasting (`sub` with PyTorch's ``alpha``).
+
+    >>> import chainrule as cr
+    >>> cr.subtract(cr.tensor([5.0, 6.0]), cr.tensor([1.0, 2.0]), alpha=2)
+    tensor([3., 2.])
+    """
+    return sub(input, other if alpha == 1 else other * alpha)
+
+
+def positive(input):
+    """input itself, as ``torch.positive`` (unary ``+``); bool tensors are refused, as there.
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([1.0, -2.0])
+    >>> cr.positive(x) is x
+    True
+    """
+    if input.dtype.kind == "b":
+        raise DTypeError("positive: unary + is not defined for bool tensors")
+    return input
+
+
+def detach(input):
+    """input's data (shared) without its history, as ``Tensor.detach``."""
+    return input.detach()
