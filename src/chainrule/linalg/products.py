@@ -85,17 +85,46 @@ def _matmul_grad_y(g, x, y_shape):
     return x.mT @ g
 
 
+# The products take one dtype, as PyTorch's refuse to promote (a float32 model given float64
+# data would silently run in float64, or an integer product in floating point): each row
+# checks its operands before NumPy runs.
+
+
+def _check_matmul(x, y, **params) -> None:
+    x_dtype, y_dtype = getattr(x, "dtype", None), getattr(y, "dtype", None)
+    if x_dtype != y_dtype and x_dtype is not None and y_dtype is not None:
+        raise DTypeError(
+            f"matmul: operands have dtypes {fmt_dtype(x_dtype)} and {fmt_dtype(y_dtype)}; "
+            "both must have one dtype: convert one with .to(dtype)"
+        )
+
+
+def _check_matmul_add(x, y, z, **params) -> None:
+    dtypes = [d for d in (getattr(a, "dtype", None) for a in (x, y, z)) if d is not None]
+    if any(d != dtypes[0] for d in dtypes[1:]):
+        raise DTypeError(
+            f"matmul_add: x @ y + z (a linear layer's input @ weight.T + bias) got dtypes "
+            f"{_listed([fmt_dtype(d) for d in dtypes])}; all must have one dtype: convert with "
+            ".to(dtype), e.g. input.to(weight.dtype), or the layer with layer.to(input.dtype)"
+        )
+
+
+def _listed(items: list) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
 # fmt: off
 # Both operands have at least 2 dims here (matmul() promotes vectors first), so each rule is
 # one product; the engine sums the gradient over broadcast batch dims.
-matmul_row = Op("matmul", _matmul,
+matmul_row = Op("matmul", _matmul, check=_check_matmul,
                 vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y),
                 jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy),
                 kind="contraction", batch=_batch_matmul, flops=matmul_flops, writes_out=True,
                 doc="The matrix product of x and y (2 dims or more), batch dims broadcast.")
 # x @ y + z in one row, as convolution needs: composed, the sum would be a second array the
 # size of the output (a convolution's largest).
-matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"),
+matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"), check=_check_matmul_add,
                     vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y, lambda g: g),
                     jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz),
                     kind="contraction", batch=_batch_matmul, flops=matmul_flops,
@@ -149,14 +178,6 @@ def matmul(x, y):
     >>> (cr.ones(5, 2, 3) @ cr.ones(3, 4)).shape, (cr.ones(3) @ cr.ones(3, 4)).shape
     ((5, 2, 4), (4,))
     """
-    x_dtype, y_dtype = getattr(x, "dtype", None), getattr(y, "dtype", None)
-    if x_dtype != y_dtype and x_dtype is not None and y_dtype is not None:
-        # PyTorch's matmul takes one dtype: promoting would silently run a float32 model
-        # in float64 (or an integer product in floating point).
-        raise DTypeError(
-            f"matmul: operands have dtypes {fmt_dtype(x_dtype)} and {fmt_dtype(y_dtype)}; "
-            "both must have one dtype: convert one with .to(dtype)"
-        )
     x_shape, y_shape = shape_of(x), shape_of(y)
     if len(x_shape) == len(y_shape) == 2 and x_shape[1] == y_shape[0]:
         return matmul_row(x, y)  # the common case, checked in one line
@@ -271,6 +292,19 @@ def mv(input, vec):
     return matmul(input, vec)
 
 
+def _one_dtype(op: str, named: dict) -> None:
+    """addmm and its kin take one dtype, input's too, as PyTorch's (which refuse a float64
+    input to a float32 product); a Python number as input broadcasts as it is."""
+    dtypes = {name: getattr(x, "dtype", None) for name, x in named.items()}
+    given = [d for d in dtypes.values() if d is not None]
+    if any(d != given[0] for d in given[1:]):
+        shown = [f"{name} {fmt_dtype(d)}" for name, d in dtypes.items() if d is not None]
+        raise DTypeError(
+            f"{op}: the operands' dtypes differ ({_listed(shown)}); all must have one dtype: "
+            "convert with .to(dtype)"
+        )
+
+
 def _scaled_sum(op: str, input, product, beta, alpha):
     """beta * input + alpha * product, input broadcast to the product's shape; beta=0
     ignores input (its nan and inf too), as in PyTorch."""
@@ -297,6 +331,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     >>> cr.addmm(cr.ones(2), cr.eye(2), cr.eye(2), alpha=3).tolist()
     [[4.0, 1.0], [1.0, 4.0]]
     """
+    _one_dtype("addmm", {"input": input, "mat1": mat1, "mat2": mat2})
     return _scaled_sum("addmm", input, mm(mat1, mat2), beta, alpha)
 
 
@@ -307,6 +342,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> cr.baddbmm(cr.zeros(3, 1, 1), cr.ones(3, 2, 4), cr.ones(3, 4, 5)).shape
     (3, 2, 5)
     """
+    _one_dtype("baddbmm", {"input": input, "batch1": batch1, "batch2": batch2})
     return _scaled_sum("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
@@ -317,6 +353,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     >>> cr.addmv(cr.ones(2), cr.eye(2), cr.tensor([2.0, 3.0]), beta=0.5).tolist()
     [2.5, 3.5]
     """
+    _one_dtype("addmv", {"input": input, "mat": mat, "vec": vec})
     return _scaled_sum("addmv", input, mv(mat, vec), beta, alpha)
 
 
@@ -329,11 +366,13 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     [[12.0, 12.0], [12.0, 12.0]]
     """
     _aligned("addbmm", *_ranks("addbmm", {"batch1": batch1, "batch2": batch2}, (3, 3)))
+    _one_dtype("addbmm", {"input": input, "batch1": batch1, "batch2": batch2})
     return _scaled_sum("addbmm", input, einsum("bij,bjk->ik", batch1, batch2), beta, alpha)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    """beta * input + alpha * outer(vec1, vec2); input broadcasts to (n, m).
+    """beta * input + alpha * outer(vec1, vec2); input broadcasts to (n, m). Dtypes promote,
+    as PyTorch's addr (an outer product, not a matrix product) does.
 
     >>> import chainrule as cr
     >>> cr.addr(cr.ones(2, 2), cr.tensor([1.0, 2.0]), cr.tensor([1.0, 3.0]), beta=2).tolist()
