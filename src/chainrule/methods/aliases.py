@@ -102,7 +102,7 @@ class AliasMethods:
 
     def trace(self):
         """The sum of this matrix's main diagonal."""
-        return ops.aliases.trace(self)
+        return ops.trace(self)
 
     # Conjugate transposes: chainrule's tensors are real, so these are transposes.
 
@@ -291,8 +291,8 @@ class AliasMethods:
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         """Category indices drawn from the weights in each row (`chainrule.multinomial`)."""
-        return ops.aliases.multinomial(self, num_samples, replacement, generator=generator)
+        return ops.sampling.multinomial(self, num_samples, replacement, generator=generator)
 
     def bernoulli(self, p=None, *, generator=None):
         """0 or 1 for each element, 1 with probability self (or ``p``)."""
-        return ops.aliases.bernoulli(self, p, generator=generator)
+        return ops.sampling.bernoulli(self, p, generator=generator)

@@ -27,7 +27,7 @@ class IndexingMethods:
     def stride(self, dim: int | None = None):
         """The step in memory, in elements, between neighbours along each dim (or ``dim``)."""
         steps = tuple(s // self.data.itemsize for s in self.data.strides)
-        return steps if dim is None else steps[ops.dims.check_dim(dim, self.ndim, "stride")]
+        return steps if dim is None else steps[ops.arguments.check_dim(dim, self.ndim, "stride")]
 
     def reshape_as(self, other):
         """The same elements in ``other``'s shape."""
@@ -168,7 +168,8 @@ class IndexingMethods:
         """Write (or add) ``values`` at ``self[indices]``, in place."""
         return self._inplace(ops.index_put, (indices, values, accumulate), "index_put_")
 
-    # Arranging (`chainrule.ops.arranging`): rotations, splits, flat reads and writes.
+    # Rotations, splits, flat reads and writes (`chainrule.ops.shape`, `ops.joining`,
+    # `ops.flat_indexing`).
 
     def rot90(self, k: int = 1, dims=(0, 1)):
         """Turned by 90 degrees ``k`` times in the plane of ``dims``."""
@@ -227,4 +228,4 @@ class IndexingMethods:
 
     def sum_to_size(self, *size):
         """Summed to ``size``, a shape that broadcasts to this tensor's."""
-        return ops.arranging.sum_to_size(self, *size)
+        return ops.shape.sum_to_size(self, *size)
