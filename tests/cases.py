@@ -46,10 +46,9 @@ def merged():
 
     families = [cases_elementwise]
     for name in (
-        "cases_reduce", "cases_shape", "cases_linalg", "cases_conv", "cases_numeric", "cases_scan",
-        "cases_sorting", "cases_scatter", "cases_decompositions", "cases_transcendental",
-        "cases_statistics", "cases_arranging", "cases_factorizations", "cases_activations",
-        "cases_aliases",
+        "cases_reduce", "cases_shape", "cases_linalg", "cases_conv", "cases_numeric",
+        "cases_cumulative", "cases_sorting", "cases_scatter", "cases_transcendental",
+        "cases_statistics", "cases_activations",
     ):  # fmt: skip
         try:
             families.append(__import__(name))

@@ -1,4 +1,4 @@
-"""Cases for chainrule/ops/conv.py, pool.py, pool3d.py, unpool.py and grid.py: the unfold,
+"""Cases for chainrule/ops/conv.py, pooling.py and grid.py: the unfold,
 fold, tiles and untiles rows, and the convolution, pooling, unpooling and grid-sampling
 functions composed from rows. Shapes stay small: gradgradcheck perturbs every element."""
 
@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 from strategies import distinct, positive, reals
 
 import chainrule
-from chainrule.ops import pool
+from chainrule.ops import pooling
 
 
 def functional(lib):
     """Where each library keeps these functions: chainrule.nn.functional (the rows of
-    chainrule.ops.conv and chainrule.ops.pool), torch.nn.functional."""
+    chainrule.ops.conv and chainrule.ops.pooling), torch.nn.functional."""
     return chainrule.nn.functional if lib is chainrule else lib.nn.functional
 
 
@@ -158,12 +158,12 @@ def unpooled(lib, x, n):
 
 CASES = {
     "tiles": Case(
-        lambda x: pool.tiles_row(x, kernel_size=(2, 1)),
+        lambda x: pooling.tiles_row(x, kernel_size=(2, 1)),
         image_shapes(min_side=2, max_side=5),
         torch_fn=lambda x: tiles_torch(x, (2, 1)),
     ),
     "untiles": Case(
-        lambda t: pool.untiles_row(t, kernel_size=(2, 1), output_size=untiles_size(t.shape)),
+        lambda t: pooling.untiles_row(t, kernel_size=(2, 1), output_size=untiles_size(t.shape)),
         slab_shapes(),
         torch_fn=lambda t: untiles_torch(t, (2, 1), untiles_size(t.shape)),
     ),

@@ -2,6 +2,7 @@
 
 import torch.nn.functional as TF
 from cases import Case
+from cases_linalg import product_case
 from strategies import away_from_zero, broadcastable, positive, reals, same
 
 pair = broadcastable(2)
@@ -79,4 +80,20 @@ CASES = {
     "logical_and": Case(lambda x, y: (x > 0) & (y > 0), pair),
     "logical_or": Case(lambda x, y: (x > 0) | (y > 0), pair),
     "where[3]": Case(lambda c, x, y: x.where(c > 0, y), triple, grad_inputs=(1, 2)),
+    # Sums of products and quotients.
+    "addcmul": product_case(lambda lib, z, x, y: lib.addcmul(z, x, y, value=-2), "", "", ""),
+    "addcmul[method]": Case(lambda z, x, y: z.addcmul(x, y), broadcastable(3)),
+    "addcdiv": Case(
+        lambda z, x, y: z.addcdiv(x, y, value=0.5),
+        broadcastable(3),
+        domain=(reals(), reals(), away_from_zero()),
+    ),
 }
+
+
+# subtract with alpha.
+CASES.update({
+    "subtract[alpha]": Case(
+        lambda lib, x, y: lib.subtract(x, y, alpha=2.5), pair, (reals(), reals()), needs_lib=True
+    ),
+})  # fmt: skip

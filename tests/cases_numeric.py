@@ -8,7 +8,7 @@ tests/test_numeric.py checks edge values (nan, inf, ties, shifts out of range) a
 
 from cases import Case
 from hypothesis import strategies as st
-from strategies import away_from_zero, broadcastable, positive, reals
+from strategies import away_from_zero, broadcastable, positive, reals, shapes
 
 
 def _nan_to_zero(x):
@@ -114,3 +114,20 @@ CASES = {
     "logical_xor": Case(lambda x, y: (x > 0) ^ (y > 0), pair),
     "isclose": Case(lambda x, y: x.isclose(y, rtol=0.5, atol=0.1), pair),
 }
+
+
+# divide's rounded quotients (x / y never an integer, see DIVIDEND) and fill.
+CASES.update({
+    "divide[trunc]": Case(
+        lambda lib, x, y: lib.divide(x, y, rounding_mode="trunc") * x,
+        pair, (DIVIDEND, DIVISOR), needs_lib=True,
+    ),
+    "divide[floor]": Case(
+        lambda lib, x, y: lib.divide(x, y, rounding_mode="floor") * x,
+        pair, (DIVIDEND, DIVISOR), needs_lib=True,
+    ),
+    "fill[tensor]": Case(
+        lambda lib, x, v: lib.fill(x, v) * x,
+        st.tuples(shapes(), st.just(())), (reals(), reals()), needs_lib=True,
+    ),
+})  # fmt: skip

@@ -1,6 +1,7 @@
 """Cases for chainrule/ops/scattering.py (scatter, the index_* and masked writes, in place
-too) and for the reads by index in chainrule/ops/indexing.py (index_select, take_along_dim,
-masked_select, repeat_interleave, nonzero)."""
+too), for the reads by index in chainrule/ops/indexing.py and selecting.py (index_select,
+take_along_dim, masked_select, repeat_interleave, nonzero, nonzero_static) and for flat
+indexing, chainrule/ops/flat_indexing.py (take, put, unravel_index)."""
 
 import numpy as np
 import torch
@@ -68,6 +69,42 @@ def in_place(method, *args, **kwargs):
         return getattr(y, method)(*built, s, **kwargs) * x
 
     return run
+
+
+# Flat positions in a (3, 4) input: distinct (a write that lands twice has no gradient PyTorch
+# and finite differences agree on), and with repeats (take adds them up, put accumulates).
+DISTINCT_FLAT = np.array([[1, -2, 7], [0, 4, 11]])
+
+
+REPEATED_FLAT = np.array([[0, 11, -1], [5, 5, 2]])
+
+
+# Along dim 0 of a (3, 2) input from a (4, 2) source: row 0 gets two slices, rows 1, 2 one.
+INDEX0 = np.array([0, 2, 0, 1])
+
+
+#: prod's second derivative is checked away from zero, as scatter_reduce's is.
+PROD_DOMAIN = (away_from_zero(0.5, 1.5),)
+
+
+def index_reduce_case(reduce, include_self=True, domain=None):
+    return Case(
+        lambda lib, x, s: x.index_reduce(0, lib.tensor(INDEX0), s, reduce,
+                                         include_self=include_self),
+        fixed((3, 2), (4, 2)), domain=domain or (reals(),), needs_lib=True,
+    )  # fmt: skip
+
+
+def put_in_place(lib, x, s):
+    y = x * 1
+    y.put_(lib.tensor(REPEATED_FLAT), s, accumulate=True)
+    return y * x
+
+
+def index_reduce_in_place(lib, x, s):
+    y = x * 1
+    y[:, 1:].index_reduce_(1, lib.tensor([0, 2, 0]), s, "mean", include_self=False)
+    return y
 
 
 CASES = {
@@ -238,3 +275,46 @@ CASES = {
     "nonzero[argwhere]": Case(lambda x: (x > 0).argwhere()),
     "nonzero[as_tuple]": Case(lambda x: (x > 0).nonzero(as_tuple=True), one(1, 3)),
 }
+
+
+# Flat indexing (chainrule/ops/flat_indexing.py).
+CASES.update({
+    "take": Case(lambda lib, x: x.take(lib.tensor(REPEATED_FLAT)), fixed((3, 4)), needs_lib=True),
+    "put": Case(
+        lambda lib, x, s: x.put(lib.tensor(DISTINCT_FLAT), s), fixed((3, 4), (6,)), needs_lib=True
+    ),
+    "put[accumulate]": Case(
+        lambda lib, x, s: lib.put(x, lib.tensor(REPEATED_FLAT), s, True),
+        fixed((3, 4), (2, 3)),
+        needs_lib=True,
+    ),
+    "put[in_place]": Case(put_in_place, fixed((3, 4), (2, 3)), needs_lib=True),
+    "unravel_index": Case(
+        lambda lib, x: lib.unravel_index((x * 2).long(), (3, 4)),
+        domain=(reals(-5.9, 5.9),),
+        needs_lib=True,
+    ),
+})  # fmt: skip
+
+
+# index_reduce (chainrule/ops/scattering.py).
+CASES.update({
+    "index_reduce[prod]": index_reduce_case("prod", domain=PROD_DOMAIN),
+    "index_reduce[prod_exclude]": index_reduce_case("prod", False, PROD_DOMAIN),
+    "index_reduce[mean]": index_reduce_case("mean"),
+    "index_reduce[mean_exclude]": index_reduce_case("mean", False),
+    "index_reduce[amax]": index_reduce_case("amax", domain=NO_TIES),
+    "index_reduce[amin_exclude]": index_reduce_case("amin", False, NO_TIES),
+    "index_reduce[in_place_view]": Case(
+        index_reduce_in_place, fixed((2, 4), (2, 3)), needs_lib=True
+    ),
+})  # fmt: skip
+
+
+# nonzero_static (chainrule/ops/selecting.py).
+CASES.update({
+    "nonzero_static": Case(lambda x: (x > 0).nonzero_static(size=3)),
+    "nonzero_static[fill]": Case(
+        lambda lib, x: lib.nonzero_static(x > 1, size=1, fill_value=7), needs_lib=True
+    ),
+})  # fmt: skip

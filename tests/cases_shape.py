@@ -1,4 +1,5 @@
-"""Cases for chainrule/ops/shape.py: reshaping, copying, indexing, joining, padding."""
+"""Cases for chainrule/ops/shape.py, joining.py, indexing.py, strided.py and padding.py:
+reshaping, copying, indexing, joining and splitting, padding."""
 
 import numpy as np
 import torch
@@ -101,6 +102,11 @@ def add_into_reshaped(x, y):
     flat = z.view(-1)
     flat[1:3].add_(y * y)
     return z * flat.view(z.shape)
+
+
+def several(n, min_dims=0, max_dims=2):
+    """n shapes of min_dims .. max_dims dims each, drawn independently."""
+    return st.tuples(*[shapes(min_dims, max_dims) for _ in range(n)])
 
 
 CASES = {
@@ -280,3 +286,52 @@ CASES.update(
         ),
     }
 )
+
+
+# Turns, at least n dims and sums to a size (chainrule/ops/shape.py).
+CASES.update({
+    "rot90": Case(lambda x: x.rot90(), one(2)),
+    "rot90[k3_dims]": Case(lambda x: x.rot90(3, (-1, 0)), one(2, 3)),
+    "rot90[half_turn]": Case(lambda x: x.rot90(2, (1, 2)), one(3, 3)),
+    "rot90[negative]": Case(lambda lib, x: lib.rot90(x, -1, [1, 0]), one(2), needs_lib=True),
+    "atleast_1d": Case(lambda lib, x: lib.atleast_1d(x), one(0, 2), needs_lib=True),
+    "atleast_2d": Case(lambda lib, x, y: lib.atleast_2d(x, y), several(2, 0, 3), needs_lib=True),
+    "atleast_3d": Case(lambda lib, x, y: lib.atleast_3d([x, y]), several(2, 0, 3), needs_lib=True),
+    "sum_to_size": Case(lambda x: x.sum_to_size(3, 1), fixed((2, 3, 4))),
+    "sum_to_size[tuple]": Case(lambda x: x.sum_to_size((1, 1, 4)), fixed((2, 3, 4))),
+})  # fmt: skip
+
+
+# Splitting and combining (chainrule/ops/joining.py).
+CASES.update({
+    "tensor_split": Case(lambda x: x.tensor_split(3, dim=-1), one(1)),
+    "tensor_split[indices]": Case(
+        lambda lib, x: lib.tensor_split(x, [1, -1]), one(1), needs_lib=True
+    ),
+    "tensor_split[tensor]": Case(
+        lambda lib, x: x.tensor_split(lib.tensor([3, 1]), -1), one(1), needs_lib=True
+    ),
+    "hsplit": Case(lambda x: x.hsplit(2), fixed((3, 4))),
+    "hsplit[vector]": Case(lambda lib, x: lib.hsplit(x, [1, 2]), one(1, 1), needs_lib=True),
+    "vsplit": Case(lambda x: x.vsplit([1]), one(2, 3)),
+    "dsplit": Case(lambda lib, x: lib.dsplit(x, 2), fixed((2, 1, 4)), needs_lib=True),
+    "split_with_sizes": Case(lambda x: x.split_with_sizes([2, 0, 3], 1), fixed((2, 5))),
+    "cartesian_prod": Case(
+        lambda lib, x, y: lib.cartesian_prod(x, y), several(2, 1, 1), needs_lib=True
+    ),
+    "cartesian_prod[three]": Case(
+        lambda lib, *xs: lib.cartesian_prod(*xs), several(3, 1, 1), needs_lib=True
+    ),
+    "combinations": Case(lambda lib, x: lib.combinations(x), one(1, 1), needs_lib=True),
+    "combinations[r3_replacement]": Case(
+        lambda lib, x: lib.combinations(x, 3, True), one(1, 1, max_side=3), needs_lib=True
+    ),
+})  # fmt: skip
+
+
+# NumPy-style names (chainrule/ops/shape.py).
+CASES.update({
+    "ravel": Case(lambda x: x.ravel()),
+    "fliplr": Case(lambda x: x.fliplr(), one(min_dims=2)),
+    "flipud": Case(lambda x: x.flipud(), one(min_dims=1)),
+})  # fmt: skip

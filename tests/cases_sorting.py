@@ -2,12 +2,12 @@
 
 Ops whose gradient goes to one index draw distinct elements (at a tie the op has a kink and
 PyTorch's index is left open); the index rows also take ties where PyTorch's choice is fixed
-(stable sorts, mode). Distances keep x1 and x2 apart, so no difference is 0.
+(stable sorts, mode).
 """
 
 from cases import Case
 from hypothesis import strategies as st
-from strategies import distinct, one, reals, same
+from strategies import distinct, one, reals
 
 #: Few values, so ties are common.
 FEW = st.sampled_from([-1.0, 0.0, 0.5, 2.0])
@@ -53,11 +53,6 @@ CASES = {
     "mode_indices": Case(lambda x: x.mode(-1).indices, one(1), (FEW,)),
     "unique": Case(lambda x: x.unique(return_inverse=True, return_counts=True), domain=(FEW,)),
     "unique[dim]": Case(lambda x: x.unique(dim=0), one(2), (st.sampled_from([0.0, 1.0]),)),
-    "bincount": Case(lambda x: x.long().bincount(), one(1, 1), (reals(0.0, 6.0),)),
-    "bincount[weights]": Case(lambda x: x.long().bincount(x, minlength=8), one(1, 1),
-                              (reals(0.0, 6.0),)),
-    "histc": Case(lambda x: x.histc(5)),
-    "histc[range]": Case(lambda x: x.histc(4, -1, 2)),
     "searchsorted": Case(lambda lib, s, v: lib.searchsorted(s.sort().values, v), rows(),
                          needs_lib=True),
     "searchsorted[rows_right]": Case(
@@ -66,13 +61,18 @@ CASES = {
     "searchsorted[bucketize]": Case(
         lambda lib, s, v: lib.bucketize(v, s.sort().values, right=True), rows(), (FEW,),
         needs_lib=True),
-    "var_mean": Case(lambda lib, x: lib.var_mean(x, -1), one(1, min_side=2), needs_lib=True),
-    "std_mean": Case(lambda lib, x: lib.std_mean(x, (0, 1), correction=0, keepdim=True),
-                     one(2), DISTINCT, needs_lib=True),
-    "dist": Case(lambda lib, x, y: lib.dist(x, y), same(2), APART, needs_lib=True),
-    "dist[3]": Case(lambda x, y: x.dist(y, 3), same(2), APART),
-    "cdist": Case(lambda lib, x, y: lib.cdist(x, y), points(), APART, needs_lib=True),
-    "cdist[1_batched]": Case(lambda lib, x, y: lib.cdist(x, y, 1), points((2,)), APART,
-                             needs_lib=True),
-    "cdist[0.5]": Case(lambda lib, x, y: lib.cdist(x, y, 0.5), points(), APART, needs_lib=True),
 }  # fmt: skip
+
+
+# msort.
+CASES.update({
+    "msort": Case(lambda x: x.msort(), one(min_dims=1), (distinct(),)),
+})  # fmt: skip
+
+
+# unique_consecutive.
+CASES.update({
+    "unique_consecutive": Case(
+        lambda x: x.unique_consecutive(return_inverse=True, return_counts=True), domain=(FEW,)),
+    "unique_consecutive[dim]": Case(lambda x: x.unique_consecutive(dim=0), one(2), (FEW,)),
+})  # fmt: skip

@@ -1,21 +1,19 @@
 """Cases for chainrule/ops/statistics.py, calculus.py and histograms.py (window functions
-and binomial take no tensor to differentiate: tests/test_statistics.py checks them).
+and binomial samples take no tensor to differentiate: tests/test_statistics.py checks them).
 
 NaN enters through ``where(x > x[..., :1] + OFFSET, nan, x)``: never the first element of a
 slice (so nanmean and nanquantile have a value to keep), and the offset is a number
 hypothesis does not favour, so no finite difference step crosses the mask. Order statistics
-draw distinct elements (at a tie the gradient's index is left open); renorm's maxnorm is a
-norm no drawn row has exactly (its kink), and its 1- and inf-norms keep off their own kinks.
+draw distinct elements (at a tie the gradient's index is left open).
 """
 
 import math
 
 from cases import Case
 from hypothesis import strategies as st
-from strategies import away_from_zero, distinct, one, positive, reals
+from strategies import distinct, one, positive, reals
 
 DISTINCT = (distinct(),)
-FEW = (st.sampled_from([-1.0, 0.0, 2.0]),)
 OFFSET = 0.4321
 nan = math.nan
 
@@ -126,14 +124,6 @@ CASES = {
     "nanquantile[nearest]": Case(
         lambda lib, x: with_nan(lib, x).nanquantile(0.5, -1, interpolation="nearest"),
         one(1), DISTINCT, needs_lib=True),
-    "renorm": Case(lambda x: x.renorm(2, 0, 1.2345), one(2)),
-    "renorm[1_last]": Case(lambda x: x.renorm(1, -1, 2.3456), one(2), (away_from_zero(),)),
-    # |x|³'s third derivative jumps at 0, which the second derivative's finite differences see.
-    "renorm[3]": Case(lambda x: x.renorm(3, 1, 0.8765), one(3, 3), (away_from_zero(),)),
-    "renorm[inf]": Case(lambda x: x.renorm(math.inf, 0, 1.2345), one(2), (distinct(0.2, 3.0),)),
-    "unique_consecutive": Case(
-        lambda x: x.unique_consecutive(return_inverse=True, return_counts=True), domain=FEW),
-    "unique_consecutive[dim]": Case(lambda x: x.unique_consecutive(dim=0), one(2), FEW),
     "histogram": Case(lambda x: tuple(x.histogram(3))),
     "histogram_edges": Case(lambda x: x.histogram(5).bin_edges, one(1)),
     "histogram[range]": Case(lambda x: tuple(x.histogram(4, range=(-1.0, 2.0))), one(1)),
@@ -149,3 +139,21 @@ CASES = {
                                                  density=True)),
         points(), (reals(), positive()), needs_lib=True),
 }  # fmt: skip
+
+
+# Counting without edges (chainrule/ops/histograms.py).
+CASES.update({
+    "bincount": Case(lambda x: x.long().bincount(), one(1, 1), (reals(0.0, 6.0),)),
+    "bincount[weights]": Case(lambda x: x.long().bincount(x, minlength=8), one(1, 1),
+                              (reals(0.0, 6.0),)),
+    "histc": Case(lambda x: x.histc(5)),
+    "histc[range]": Case(lambda x: x.histc(4, -1, 2)),
+})  # fmt: skip
+
+
+# var_mean and std_mean.
+CASES.update({
+    "var_mean": Case(lambda lib, x: lib.var_mean(x, -1), one(1, min_side=2), needs_lib=True),
+    "std_mean": Case(lambda lib, x: lib.std_mean(x, (0, 1), correction=0, keepdim=True),
+                     one(2), DISTINCT, needs_lib=True),
+})  # fmt: skip

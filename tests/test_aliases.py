@@ -1,4 +1,5 @@
-"""PyTorch's other names and everyday utilities (chainrule/ops/aliases.py, dtypes.py,
+"""PyTorch's other names and everyday utilities (the aliases beside their ops in
+chainrule/ops/, creation.py's scalar_tensor, asarray, range and typename, dtypes.py,
 settings.py, compiling.py, methods/aliases.py) against PyTorch: divide's rounding modes on
 integers, floats, zeros and signs; dtype facts (finfo, iinfo, promotion, casting,
 result_type); Size; factories (range, scalar_tensor, asarray, fill); the settings; the

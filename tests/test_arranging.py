@@ -1,5 +1,8 @@
-"""Arranging and flat indexing (chainrule/ops/arranging.py): what the generic op properties do
-not reach: edge shapes, index dtypes, in-place writes, vmap, and the error messages."""
+"""Arranging elements: rotations, at least n dims and sums to a size (chainrule/ops/shape.py),
+splits and combinations (ops/joining.py), flat indexing (ops/flat_indexing.py), index_reduce
+(ops/scattering.py), nonzero_static (ops/selecting.py) and the structured matrices
+(chainrule/linalg/structured.py): what the generic op properties do not reach: edge shapes,
+index dtypes, in-place writes, vmap, and the error messages."""
 
 import numpy as np
 import pytest

@@ -31,9 +31,9 @@ EAGER_OPS = {
     "lstsq[gelsd]": "the rank, from singular values read with .numpy(), decides the residuals",
     "lstsq[gels_vector]": "the rank, from singular values read with .numpy(), decides the "
     "residuals",
-    "cholesky_ex": "info is computed from A.numpy() (chainrule/linalg_solvers.py)",
-    "inv_ex": "info is computed from A.numpy() (chainrule/linalg_solvers.py)",
-    "solve_ex": "info is computed from A.numpy() (chainrule/linalg_solvers.py)",
+    "cholesky_ex": "info is computed from A.numpy() (chainrule/linalg/decompositions.py)",
+    "inv_ex": "info is computed from A.numpy() (chainrule/linalg/inverses.py)",
+    "solve_ex": "info is computed from A.numpy() (chainrule/linalg/inverses.py)",
 }
 #: Ops whose backward rule has a second formula for Tensors (the form create_graph needs),
 #: which the tracer records, while eager mode runs the array formula: their gradients agree

@@ -1,4 +1,4 @@
-"""Convolution and pooling (chainrule.ops.conv, chainrule.ops.pool) against PyTorch in float64:
+"""Convolution and pooling (chainrule.ops.conv, chainrule.ops.pooling) against PyTorch in float64:
 values and gradients over a grid of arguments, second derivatives, errors. Their modules are
 tested in test_nn_conv.py and test_nn_pooling.py."""
 
@@ -10,7 +10,7 @@ from conftest import TORCH_TOL
 
 import chainrule
 from chainrule import DomainError, DTypeError, ShapeError
-from chainrule.ops import conv, pool
+from chainrule.ops import conv, pooling
 
 RNG = np.random.default_rng(0)
 
@@ -119,8 +119,8 @@ def test_pooling_passes_gradgradcheck():
     x = chainrule.tensor(RNG.permutation(50).reshape(2, 5, 5) / 10.0, requires_grad=True)
 
     def fn(x):
-        pooled = pool.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)
-        return (pooled * pool.avg_pool2d(x, 3, 2, 1, ceil_mode=True)).sin()
+        pooled = pooling.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)
+        return (pooled * pooling.avg_pool2d(x, 3, 2, 1, ceil_mode=True)).sin()
 
     assert chainrule.gradgradcheck(fn, [x], atol=1e-6, rtol=1e-5)
 
@@ -131,7 +131,7 @@ def test_forward_mode_matches_pytorch_jvp(torch):
     dx, dw = RNG.standard_normal(x.shape), RNG.standard_normal(w.shape)
 
     def ours(x, w):
-        return pool.max_pool2d(conv.conv2d(x, w, padding=1), 2, ceil_mode=True)
+        return pooling.max_pool2d(conv.conv2d(x, w, padding=1), 2, ceil_mode=True)
 
     def theirs(x, w):
         y = torch.nn.functional.conv2d(x, w, padding=1)
@@ -163,12 +163,12 @@ def test_max_pool2d_matches_pytorch(kernel, stride, padding, dilation, ceil_mode
     x = RNG.standard_normal((2, 3, 7, 6))
     options = dict(stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode)
     _compare(
-        lambda x: pool.max_pool2d(x, kernel, **options),
+        lambda x: pooling.max_pool2d(x, kernel, **options),
         lambda x: torch.nn.functional.max_pool2d(x, kernel, **options),
         [x],
         torch,
     )
-    _, indices = pool.max_pool2d(chainrule.tensor(x), kernel, **options, return_indices=True)
+    _, indices = pooling.max_pool2d(chainrule.tensor(x), kernel, **options, return_indices=True)
     _, expected = torch.nn.functional.max_pool2d(torch.tensor(x), kernel, **options,
                                                  return_indices=True)  # fmt: skip
     assert indices.dtype == np.int64
@@ -179,13 +179,13 @@ def test_max_pool2d_gives_tied_gradient_to_the_first_maximum_as_pytorch(torch):
     # Few distinct values: almost every window has ties, and windows overlap.
     x = RNG.integers(0, 3, (2, 2, 6, 6)).astype(np.float64)
     _compare(
-        lambda x: pool.max_pool2d(x, 3, stride=1, padding=1),
+        lambda x: pooling.max_pool2d(x, 3, stride=1, padding=1),
         lambda x: torch.nn.functional.max_pool2d(x, 3, stride=1, padding=1),
         [x],
         torch,
     )
     ones = chainrule.ones(1, 1, 2, 2, requires_grad=True)
-    pool.max_pool2d(ones, 2).backward()
+    pooling.max_pool2d(ones, 2).backward()
     assert ones.grad.data.ravel().tolist() == [1.0, 0.0, 0.0, 0.0]
 
 
@@ -194,7 +194,7 @@ def test_max_pool2d_passes_nan_on_with_its_gradient_as_pytorch(stride, torch):
     x = RNG.standard_normal((1, 2, 4, 4))
     x[0, 0, 1, 0] = x[0, 1, 2, 3] = np.nan
     _compare(
-        lambda x: pool.max_pool2d(x, 2, stride),
+        lambda x: pooling.max_pool2d(x, 2, stride),
         lambda x: torch.nn.functional.max_pool2d(x, 2, stride),
         [x],
         torch,
@@ -203,7 +203,7 @@ def test_max_pool2d_passes_nan_on_with_its_gradient_as_pytorch(stride, torch):
 
 def test_max_pool2d_takes_unbatched_input_and_returns_unbatched_indices(torch):
     x = RNG.standard_normal((3, 5, 4))
-    out, indices = pool.max_pool2d(chainrule.tensor(x), 2, padding=1, return_indices=True)
+    out, indices = pooling.max_pool2d(chainrule.tensor(x), 2, padding=1, return_indices=True)
     expected, expected_indices = torch.nn.functional.max_pool2d(
         torch.tensor(x), 2, padding=1, return_indices=True
     )
@@ -213,7 +213,7 @@ def test_max_pool2d_takes_unbatched_input_and_returns_unbatched_indices(torch):
 
 def test_max_pool2d_pools_integer_tensors(torch):
     x = RNG.integers(-9, 9, (1, 2, 5, 5))
-    out = pool.max_pool2d(chainrule.tensor(x), 2, padding=1)
+    out = pooling.max_pool2d(chainrule.tensor(x), 2, padding=1)
     expected = torch.nn.functional.max_pool2d(torch.tensor(x), 2, padding=1)
     assert out.dtype == np.int64
     np.testing.assert_array_equal(out.data, expected.numpy())
@@ -232,7 +232,7 @@ def test_avg_pool2d_matches_pytorch(kernel, stride, padding, ceil_mode, count_in
     options = dict(stride=stride, padding=padding, ceil_mode=ceil_mode,
                    count_include_pad=count_include_pad)  # fmt: skip
     _compare(
-        lambda x: pool.avg_pool2d(x, kernel, **options),
+        lambda x: pooling.avg_pool2d(x, kernel, **options),
         lambda x: torch.nn.functional.avg_pool2d(x, kernel, **options),
         [RNG.standard_normal((2, 3, 7, 6))],
         torch,
@@ -244,11 +244,27 @@ def test_avg_pool2d_divisor_override_and_unbatched_input_match_pytorch(batched, 
     x = RNG.standard_normal((2, 3, 5, 6) if batched else (3, 5, 6))
     options = dict(stride=2, padding=1, ceil_mode=True, divisor_override=5)
     _compare(
-        lambda x: pool.avg_pool2d(x, 3, **options),
+        lambda x: pooling.avg_pool2d(x, 3, **options),
         lambda x: torch.nn.functional.avg_pool2d(x, 3, **options),
         [x],
         torch,
     )
+
+
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+def test_avg_pool_takes_a_numpy_int_divisor_override_in_every_rank_as_pytorch(spatial, torch):
+    # One implementation serves every rank: the 3-D pool once refused np.int64(3).
+    x = RNG.standard_normal((2, 3) + (5,) * spatial)
+    name = f"avg_pool{spatial}d"
+    ours, theirs = getattr(chainrule.nn.functional, name), getattr(torch.nn.functional, name)
+    options = dict(stride=2, padding=1, divisor_override=np.int64(3))
+    if spatial == 1:  # PyTorch's 1-D pool has no divisor_override: both refuse the keyword
+        with pytest.raises(TypeError, match="divisor_override"):
+            theirs(torch.tensor(x), 3, **options)
+        with pytest.raises(TypeError, match="divisor_override"):
+            ours(chainrule.tensor(x), 3, **options)
+        return
+    _compare(lambda x: ours(x, 3, **options), lambda x: theirs(x, 3, **options), [x], torch)
 
 
 @pytest.mark.parametrize("output_size", [1, 3, (2, 5), (None, 2), (4, None), (7, 9), (5, 6)])
@@ -256,7 +272,7 @@ def test_avg_pool2d_divisor_override_and_unbatched_input_match_pytorch(batched, 
 def test_adaptive_avg_pool2d_matches_pytorch(output_size, batched, torch):
     x = RNG.standard_normal((2, 3, 5, 6) if batched else (3, 5, 6))
     _compare(
-        lambda x: pool.adaptive_avg_pool2d(x, output_size),
+        lambda x: pooling.adaptive_avg_pool2d(x, output_size),
         lambda x: torch.nn.functional.adaptive_avg_pool2d(x, output_size),
         [x],
         torch,
@@ -303,9 +319,9 @@ def test_unfold_output_never_shares_memory_with_its_input():
     [
         lambda x, w: conv.conv2d(x, w, padding="same", groups=2),
         lambda x, w: conv.conv1d(x.reshape(2, 4, -1), w.reshape(4, 2, -1), stride=2, groups=2),
-        lambda x, w: pool.max_pool2d(x, 3, 2, 1, ceil_mode=True) * w.sum(),
-        lambda x, w: pool.avg_pool2d(x, 3, 2, 1, ceil_mode=True) * w.sum(),
-        lambda x, w: pool.adaptive_avg_pool2d(x, (2, 3)) * w.sum(),
+        lambda x, w: pooling.max_pool2d(x, 3, 2, 1, ceil_mode=True) * w.sum(),
+        lambda x, w: pooling.avg_pool2d(x, 3, 2, 1, ceil_mode=True) * w.sum(),
+        lambda x, w: pooling.adaptive_avg_pool2d(x, (2, 3)) * w.sum(),
     ],
 )
 def test_float32_stays_float32(fn):
@@ -360,19 +376,19 @@ def test_conv_errors_name_the_op_and_the_shapes():
 def test_pooling_and_fold_errors_name_the_op_and_the_problem():
     x = chainrule.zeros(1, 2, 5, 5)
     _raises(DomainError, r"max_pool2d: padding \(2, 2\) must be at most half of kernel_size "
-            r"\(3, 3\)", pool.max_pool2d, x, 3, padding=2)  # fmt: skip
+            r"\(3, 3\)", pooling.max_pool2d, x, 3, padding=2)  # fmt: skip
     _raises(ShapeError, r"max_pool2d: input of size \(5, 5\) is too small for kernel_size "
-            r"\(7, 7\).*the output would be \(0, 0\)", pool.max_pool2d, x, 7)  # fmt: skip
+            r"\(7, 7\).*the output would be \(0, 0\)", pooling.max_pool2d, x, 7)  # fmt: skip
     _raises(ShapeError, r"avg_pool2d: input must be \(N, C, H, W\) or unbatched \(C, H, W\), "
-            r"got shape \(5,\)", pool.avg_pool2d, chainrule.zeros(5), 2)  # fmt: skip
+            r"got shape \(5,\)", pooling.avg_pool2d, chainrule.zeros(5), 2)  # fmt: skip
     _raises(DTypeError, r"avg_pool2d: needs a floating-point input, got int64",
-            pool.avg_pool2d, chainrule.tensor(np.zeros((1, 4, 4), np.int64)), 2)  # fmt: skip
+            pooling.avg_pool2d, chainrule.tensor(np.zeros((1, 4, 4), np.int64)), 2)  # fmt: skip
     _raises(DomainError, r"avg_pool2d: divisor_override must be a nonzero int, got 0",
-            pool.avg_pool2d, x, 2, divisor_override=0)  # fmt: skip
+            pooling.avg_pool2d, x, 2, divisor_override=0)  # fmt: skip
     _raises(DomainError, r"adaptive_avg_pool2d: output_size must be positive, got \(0, 2\)",
-            pool.adaptive_avg_pool2d, x, (0, 2))  # fmt: skip
+            pooling.adaptive_avg_pool2d, x, (0, 2))  # fmt: skip
     _raises(ShapeError, r"adaptive_avg_pool2d: output_size must be an int or a pair",
-            pool.adaptive_avg_pool2d, x, (1, 2, 3))  # fmt: skip
+            pooling.adaptive_avg_pool2d, x, (1, 2, 3))  # fmt: skip
     _raises(ShapeError, r"fold: input of shape \(1, 6, 4\) does not fit: dim -2 must be a "
             r"multiple of kH\*kW = 4 and dim -1 the number of windows, 2 x 2 = 4",
             conv.fold, chainrule.zeros(1, 6, 4), (3, 3), 2)  # fmt: skip
@@ -388,5 +404,5 @@ def test_an_empty_batch_gives_empty_outputs_and_gradients(torch):
     assert out.shape == tuple(
         torch.conv2d(torch.zeros(0, 2, 5, 5), torch.ones(3, 2, 2, 2), padding=1).shape
     )
-    (out.sum() + pool.max_pool2d(x, 2, padding=1).sum()).backward()
+    (out.sum() + pooling.max_pool2d(x, 2, padding=1).sum()).backward()
     assert x.grad.shape == (0, 2, 5, 5) and w.grad.data.sum() == 0

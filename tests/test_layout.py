@@ -17,7 +17,6 @@ ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
     "allocator", "errors", "signatures", "counting", "observe", "special", "kernels",
     "tensor_rules", "graph", "dtypes", "settings",
-    "ops.dims",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.
@@ -27,14 +26,16 @@ ORDER = [
     "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.passes",
     "compiler.compiled", "compiler",
     "creation", "random", "xp",
-    "ops.elementwise", "ops.numeric", "ops.reduce", "ops.normalizers", "ops.scan", "ops.sorting",
-    "ops.indexing", "ops.selecting",
-    "ops.scattering", "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.linalg",
-    "ops.products", "ops.decompositions", "ops.factorizations", "ops.spectral",
-    "ops.transcendental",
-    "ops.statistics", "ops.calculus", "ops.histograms", "ops.windows",
-    "ops.arranging", "ops.conv", "ops.pool",
-    "ops.pool3d", "ops.unpool", "ops.grid", "ops.activations", "ops.aliases", "ops",
+    "ops.arguments", "ops.elementwise", "ops.reduce", "ops.normalizers", "ops.picking",
+    "ops.cumulative", "ops.sorting", "ops.indexing", "ops.selecting", "ops.scattering",
+    "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.flat_indexing", "ops.numeric",
+    "ops.transcendental", "ops.statistics", "ops.calculus", "ops.histograms", "ops.windows",
+    "ops.sampling",
+    # All of linear algebra: the rows, torch's spellings and the torch.linalg namespace.
+    "linalg.matrices", "linalg.einsum", "linalg.products", "linalg.triangular",
+    "linalg.lu_factorization", "linalg.inverses", "linalg.decompositions",
+    "linalg.matrix_functions", "linalg.norms", "linalg.lowrank", "linalg.structured", "linalg",
+    "ops.conv", "ops.pooling", "ops.grid", "ops.activations", "ops",
     "ops.public", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func.stateless", "func", "gradcheck",
@@ -56,7 +57,6 @@ ORDER = [
     "nn.utils.clip_grad", "nn.utils.convert_parameters", "nn.utils.weight_norm",
     "nn.utils.spectral_norm", "nn.utils.fusion", "nn.utils.init", "nn.utils.memory_format",
     "nn.utils", "nn",
-    "linalg_solvers", "linalg",
     "optim.optimizer", "optim.sgd",
     "optim.adam", "optim.rmsprop", "optim.adagrad", "optim.adadelta", "optim.rprop", "optim.asgd",
     "optim.matrix", "optim.lbfgs",

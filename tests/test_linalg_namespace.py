@@ -1,6 +1,6 @@
 """chainrule.linalg and the matrix products: the namespace, results with several outputs,
 edge cases of the gradients, and the errors. Values and gradients of every function on
-generic inputs are checked against PyTorch by tests/test_ops.py (cases_decompositions.py)."""
+generic inputs are checked against PyTorch by tests/test_ops.py (cases_linalg.py)."""
 
 import math
 import warnings
@@ -227,6 +227,16 @@ def test_a_decomposition_runs_under_vmap_once_and_under_grad_twice():
          r"do not align: 3 != 2"),
         (lambda: chainrule.linalg.multi_dot([chainrule.ones(2, 3)]), ShapeError,
          r"multi_dot: expects at least 2 tensors, got 1"),
+        (lambda: chainrule.nn.Linear(3, 2)(chainrule.ones(4, 3, dtype=chainrule.float64)),
+         DTypeError, r"matmul_add: x @ y \+ z \(a linear layer's input @ weight.T \+ bias\) got "
+         r"dtypes float64, float32 and float32; all must have one dtype: convert with "
+         r"\.to\(dtype\), e\.g\. input\.to\(weight\.dtype\)"),
+        (lambda: chainrule.ones(2, 3) @ chainrule.ones(3, 2, dtype=chainrule.float64), DTypeError,
+         r"matmul: operands have dtypes float32 and float64; both must have one dtype"),
+        (lambda: chainrule.addmm(chainrule.ones(2, 2, dtype=chainrule.float64),
+                                 chainrule.ones(2, 3), chainrule.ones(3, 2)), DTypeError,
+         r"addmm: the operands' dtypes differ \(input float64, mat1 float32 and mat2 float32\); "
+         r"all must have one dtype: convert with \.to\(dtype\)"),
     ],
 )  # fmt: skip
 def test_linalg_errors_name_the_op_and_the_shapes(call, error, message):

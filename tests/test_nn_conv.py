@@ -122,6 +122,6 @@ def test_conv_transpose3d_layer_matches_pytorch(torch):
     ours.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
     assert repr(ours) == repr(theirs)
     _check(torch, ours, theirs, [rng.standard_normal((2, 4, 3, 4, 2))])
-    out = ours(cr.zeros(4, 3, 4, 2), output_size=(5, 6, 5))
+    out = ours(cr.zeros(4, 3, 4, 2, dtype=cr.float64), output_size=(5, 6, 5))
     assert out.shape == tuple(theirs(torch.zeros(4, 3, 4, 2, dtype=torch.float64),
                                      output_size=(5, 6, 5)).shape)  # fmt: skip

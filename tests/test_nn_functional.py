@@ -199,11 +199,11 @@ def test_matches_torch(torch, name):
 
 
 def test_conv_and_pooling_are_reexported():
-    from chainrule.ops import conv, pool
+    from chainrule.ops import conv, pooling
 
     for module, names in (
         (conv, ("conv1d", "conv2d", "fold", "unfold")),
-        (pool, ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d")),
+        (pooling, ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d")),
     ):
         for name in names:
             assert getattr(F, name) is getattr(module, name)

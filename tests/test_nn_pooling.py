@@ -1,6 +1,6 @@
 """The pooling modules against PyTorch, fractional max pooling, unpooling, the
 ``*_with_indices`` forms and the 3-D pooling errors. The 2-D pooling rows themselves
-(chainrule.ops.pool) are tested in test_conv.py; more pooling layers are rows of the tables in
+(chainrule.ops.pooling) are tested in test_conv.py; more pooling layers are rows of the tables in
 test_nn_surface.py."""
 
 import numpy as np

@@ -1,14 +1,17 @@
 """Making tensors: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``, ``ones``, ``full``,
 ``empty``, their ``_like`` forms, ``arange``, ``linspace``, ``logspace`` and ``eye``; and
-facts about any object (``is_tensor``, ``numel``, ``is_floating_point``). Random tensors are
-in `chainrule.random`.
+facts about any object (``is_tensor``, ``numel``, ``is_floating_point``, ``typename``); and
+the factories PyTorch keeps among its functions (``scalar_tensor``, ``asarray``, the deprecated
+``range``), which `chainrule.ops` exports. Random tensors are in `chainrule.random`.
 
 Floating-point factories make `get_default_dtype()` (float32 unless changed). Each takes
 ``device=``, which can only be the CPU."""
 
 from __future__ import annotations
 
+import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -244,3 +247,122 @@ def is_floating_point(input: Tensor) -> bool:
     if not isinstance(input, Tensor):
         raise DTypeError(f"is_floating_point: input must be a Tensor, got {type(input).__name__}")
     return input.is_floating_point()
+
+
+# Factories and facts PyTorch keeps among its functions (chainrule.ops exports them).
+
+
+def typename(obj, /) -> str:
+    """The qualified name of ``obj``'s type, as ``torch.typename``: a tensor's PyTorch type
+    name ('torch.FloatTensor', as ``Tensor.type()``), else the module and name of a class or
+    function, or of an object's class (builtins by their bare name).
+
+    >>> import chainrule as cr
+    >>> cr.typename(cr.zeros(2)), cr.typename(1), cr.typename(cr.nn.Parameter)
+    ('torch.FloatTensor', 'int', 'chainrule.nn.parameter.Parameter')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    named = obj if hasattr(obj, "__qualname__") or hasattr(obj, "__name__") else type(obj)
+    module = getattr(named, "__module__", None) or ""
+    name = getattr(named, "__qualname__", None) or named.__name__
+    return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False):
+    """A 0-d tensor holding the number ``s``, in the default float dtype unless ``dtype``
+    (integers and bools too, as ``torch.scalar_tensor``).
+
+    >>> import chainrule as cr
+    >>> cr.scalar_tensor(1), cr.scalar_tensor(2, dtype=cr.int64)
+    (tensor(1.), tensor(2))
+    """
+    as_device(device, "scalar_tensor")
+    if isinstance(s, Tensor) and s.numel() == 1:
+        s = s.item()
+    if not isinstance(s, numbers.Real):
+        raise DTypeError(f"scalar_tensor: expects a number, got {type(s).__name__}")
+    wanted = as_dtype(dtype, "scalar_tensor") or get_default_dtype()
+    return tensor(s, dtype=wanted, requires_grad=requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_grad=None):
+    """``obj`` as a tensor, sharing memory where it can, as ``torch.asarray``: a Tensor of
+    that dtype is itself, a NumPy array shares its memory (float64 stays float64) and Python
+    data is copied (floats become the default dtype). ``copy=True`` always copies,
+    ``copy=False`` refuses to. ``requires_grad`` None keeps a tensor's own; True makes the
+    result require grad (the very tensor given, when it is returned itself).
+
+    >>> import numpy as np, chainrule as cr
+    >>> a = np.zeros(2)
+    >>> t = cr.asarray(a); a[0] = 5.0; t
+    tensor([5., 0.], dtype=float64)
+    >>> x = cr.ones(2); cr.asarray(x) is x, cr.asarray(x, copy=True) is x
+    (True, False)
+    """
+    as_device(device, "asarray")
+    wanted = as_dtype(dtype, "asarray")
+    if isinstance(obj, Tensor):
+        out = obj
+        if wanted is not None and wanted != obj.dtype:
+            _refuse_copy(copy, f"a {fmt_dtype(obj.dtype)} tensor into {fmt_dtype(wanted)}")
+            out = obj.to(wanted)
+        elif copy:
+            out = obj.clone()
+    elif isinstance(obj, np.ndarray):
+        if wanted is not None and wanted != obj.dtype:
+            _refuse_copy(copy, f"a {fmt_dtype(obj.dtype)} array into {fmt_dtype(wanted)}")
+        array = obj.astype(wanted or obj.dtype, copy=bool(copy))
+        out = from_numpy(array)
+    else:
+        _refuse_copy(copy, f"{type(obj).__name__} data into a tensor")
+        out = tensor(obj, dtype=wanted)
+    if requires_grad is not None:
+        if requires_grad:
+            out.requires_grad_(True)
+        elif out.requires_grad:
+            out = out.detach()
+    return out
+
+
+def _refuse_copy(copy: bool | None, what: str) -> None:
+    if copy is False:
+        raise DomainError(f"asarray: copy=False, but turning {what} needs a copy")
+
+
+# Last: from here on, range is PyTorch's deprecated factory in this module (this module
+# uses no builtin range after it).
+
+
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False):
+    """start, start + step, ... up to and including ``end``, as the deprecated
+    ``torch.range`` (it warns, as PyTorch does; `arange` leaves the end out). The default
+    float dtype unless ``dtype``, even for integer arguments.
+
+    >>> import warnings, chainrule as cr
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     cr.range(1, 4)
+    tensor([1., 2., 3., 4.])
+    """
+    warnings.warn(
+        "range: torch.range is deprecated, as its end is included unlike Python's range; "
+        "use chainrule.arange(start, end + step, step)",
+        UserWarning,
+        stacklevel=2,
+    )
+    as_device(device, "range")
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise DomainError(f"range: {name} must be a finite number, got {value!r}")
+    if step == 0:
+        raise DomainError("range: step must be nonzero")
+    if (end - start) * step < 0:
+        raise DomainError(
+            f"range: the bounds {start} and {end} are inconsistent with step {step} (its sign)"
+        )
+    count = math.floor((end - start) / step) + 1
+    values = start + np.arange(count, dtype=np.float64) * step
+    wanted = as_dtype(dtype, "range") or get_default_dtype()
+    return tensor(values, dtype=wanted, requires_grad=requires_grad)

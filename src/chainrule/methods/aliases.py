@@ -99,7 +99,7 @@ class AliasMethods:
 
     def trace(self):
         """The sum of this matrix's main diagonal."""
-        return methods.ops.aliases.trace(self)
+        return methods.ops.trace(self)
 
     # Conjugate transposes: chainrule's tensors are real, so these are transposes.
 
@@ -288,8 +288,8 @@ class AliasMethods:
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         """Category indices drawn from the weights in each row (`chainrule.multinomial`)."""
-        return methods.ops.aliases.multinomial(self, num_samples, replacement, generator=generator)
+        return methods.ops.sampling.multinomial(self, num_samples, replacement, generator=generator)
 
     def bernoulli(self, p=None, *, generator=None):
         """0 or 1 for each element, 1 with probability self (or ``p``)."""
-        return methods.ops.aliases.bernoulli(self, p, generator=generator)
+        return methods.ops.sampling.bernoulli(self, p, generator=generator)

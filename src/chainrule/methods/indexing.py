@@ -25,7 +25,11 @@ class IndexingMethods:
     def stride(self, dim: int | None = None):
         """The step in memory, in elements, between neighbours along each dim (or ``dim``)."""
         steps = tuple(s // self.data.itemsize for s in self.data.strides)
-        return steps if dim is None else steps[methods.ops.dims.check_dim(dim, self.ndim, "stride")]
+        return (
+            steps
+            if dim is None
+            else steps[methods.ops.arguments.check_dim(dim, self.ndim, "stride")]
+        )
 
     def reshape_as(self, other):
         """The same elements in ``other``'s shape."""
@@ -166,7 +170,8 @@ class IndexingMethods:
         """Write (or add) ``values`` at ``self[indices]``, in place."""
         return self._inplace(methods.ops.index_put, (indices, values, accumulate), "index_put_")
 
-    # Arranging (`chainrule.ops.arranging`): rotations, splits, flat reads and writes.
+    # Rotations, splits, flat reads and writes (`chainrule.ops.shape`, `methods.ops.joining`,
+    # `methods.ops.flat_indexing`).
 
     def rot90(self, k: int = 1, dims=(0, 1)):
         """Turned by 90 degrees ``k`` times in the plane of ``dims``."""
@@ -225,4 +230,4 @@ class IndexingMethods:
 
     def sum_to_size(self, *size):
         """Summed to ``size``, a shape that broadcasts to this tensor's."""
-        return methods.ops.arranging.sum_to_size(self, *size)
+        return methods.ops.shape.sum_to_size(self, *size)

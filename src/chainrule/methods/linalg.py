@@ -1,7 +1,8 @@
-"""Linear algebra methods: products (mm, bmm, mv, addmm, baddbmm, addmv, addbmm, addr,
-addcmul, addcdiv, inner, vdot, kron, cross), det, inverse, slogdet, logdet, pinverse,
-matrix_power, matrix_exp, and factorizations by PyTorch's older names (cholesky and its
-solves, lu, lu_solve, triangular_solve, qr, svd, orgqr)."""
+"""Linear algebra methods: products (mm, bmm, mv, addmm, baddbmm, addmv, addbmm, addr, inner,
+vdot, kron, cross), det, inverse, slogdet, logdet, pinverse, matrix_power, matrix_exp, and
+factorizations by PyTorch's older names (cholesky and its solves, lu, lu_solve,
+triangular_solve, qr, svd, orgqr). Each calls its function in `chainrule.linalg` (the
+modules there hold torch's names too), as `chainrule.ops` exports it."""
 
 from __future__ import annotations
 
@@ -80,14 +81,6 @@ class LinalgMethods:
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
         """beta * self + alpha * outer(vec1, vec2)."""
         return methods.ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
-
-    def addcmul(self, tensor1, tensor2, *, value=1):
-        """self + value * tensor1 * tensor2."""
-        return methods.ops.addcmul(self, tensor1, tensor2, value=value)
-
-    def addcdiv(self, tensor1, tensor2, *, value=1):
-        """self + value * tensor1 / tensor2 (floating tensor1 and tensor2)."""
-        return methods.ops.addcdiv(self, tensor1, tensor2, value=value)
 
     def vdot(self, other):
         """The inner product of two 1-D tensors of one length."""

@@ -1,7 +1,9 @@
-"""Elementwise math methods: trigonometry, rounding, remainders, bitwise ops, float tests.
+"""Elementwise math methods: trigonometry, rounding, remainders, bitwise ops, float tests,
+addcmul and addcdiv.
 
 The rows of one tensor (asin, floor, isnan...) are methods by ``method=True``; these take
-more arguments, or call a public function of `chainrule.ops.numeric`. In-place variants
+more arguments, or call a public function of `chainrule.ops.numeric` (or
+`ops.elementwise`: addcmul, addcdiv). In-place variants
 (``floor_``, ``lerp_``...) write the out-of-place result back (`chainrule.inplace`).
 """
 
@@ -67,6 +69,14 @@ class NumericMethods:
 
     def __rfloordiv__(self, other):  # other // self
         return methods.ops.floor_divide(other, self)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 * tensor2."""
+        return methods.ops.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 / tensor2 (floating tensor1 and tensor2)."""
+        return methods.ops.addcdiv(self, tensor1, tensor2, value=value)
 
     def lerp(self, end, weight):
         """self + weight * (end - self); weight is a number or a tensor."""

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from .._tensor import Tensor
 from ..dtypes import get_default_dtype
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
-from .dims import check_dim, check_dims
-from .scan import as_tensor
+from .arguments import check_dim, check_dims
+from .cumulative import as_tensor
 from .shape import cat
 
 __all__ = ["cumulative_trapezoid", "diff", "gradient", "trapezoid", "trapz"]

@@ -1,10 +1,11 @@
-"""Convolution: conv1d, conv2d, conv3d, the transposed conv_transpose1d and conv_transpose2d,
-and the sliding-window rows unfold and fold.
+"""Convolution: conv1d, conv2d, conv3d, the transposed conv_transpose1d/2d/3d, the
+sliding-window rows unfold and fold, and channel_shuffle (which lets grouped convolutions mix
+their groups).
 
 Two rows do the sliding-window work: ``unfold`` (im2col: each window of an input, as a column)
 and ``fold`` (col2im: columns added back into place). Each is the other's VJP and both are
 linear, so convolution (unfold, then a matmul with the weights) is composed from rows and can
-be differentiated again. Pooling is in `chainrule.ops.pool`; modules live in
+be differentiated again. Pooling is in `chainrule.ops.pooling`; modules live in
 `chainrule.nn.conv`.
 """
 
@@ -19,9 +20,10 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .. import xp
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
+from ..linalg.products import _one_dtype, matmul, matmul_add_row, matmul_row
 from ..op import LINEAR, Op
+from .elementwise import cast
 from .indexing import getitem, index_row
-from .linalg import matmul, matmul_add_row, matmul_row
 from .padding import pad, pad_row
 from .shape import flip, permute, reshape, transpose, unsqueeze
 
@@ -217,6 +219,7 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
             f"{op}: bias must have shape ({out_channels},), one per out_channel, got "
             f"{fmt_shape(np.shape(bias))}"
         )
+    _one_dtype(op, {"input": x, "weight": weight, "bias": bias})
     stride = _ints(stride, spatial, op, "stride", 1)
     dilation = _ints(dilation, spatial, op, "dilation", 1)
     padding = _conv_padding(op, padding, kernel, dilation, stride)
@@ -402,6 +405,9 @@ def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, gr
             f"{op}: bias must have shape ({out_channels},), one per out_channel, got "
             f"{fmt_shape(np.shape(bias))}"
         )
+    _one_dtype(op, {"input": x, "weight": weight})
+    if bias is not None and _dtype(bias) != _dtype(x):
+        bias = cast(bias, dtype=_dtype(x))  # PyTorch casts the bias to the output's dtype
     stride = _ints(stride, spatial, op, "stride", 1)
     padding = _ints(padding, spatial, op, "padding", 0)
     extra = _ints(output_padding, spatial, op, "output_padding", 0)

@@ -1,4 +1,6 @@
-"""Elementwise rows: arithmetic, exp/log/trig, activations, comparisons, where, casts.
+"""Elementwise rows: arithmetic, exp/log/trig, activations, comparisons, where, casts; their
+other PyTorch names (absolute, multiply, greater...), and the arithmetic composed with
+PyTorch's extra arguments (subtract's alpha, positive, addcmul, addcdiv) and detach.
 
 Each row states its local derivative once (`elementwise`); VJP and JVP follow from it. Rows
 whose gradient is cheaper written directly (maximum, where, leaky_relu) give VJPs and JVPs.
@@ -9,16 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import xp
-from ..errors import DomainError
+from .._tensor import Tensor
+from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import LINEAR, Loops, Op, comparison, elementwise
+from .arguments import shape_of
 
 __all__ = [
-    "abs", "add", "cast", "clamp", "clip", "clone", "cos", "cosh", "div", "eq", "erf", "exp",
-    "expm1", "ge", "gelu", "gt", "le", "leaky_relu", "log", "log1p", "logical_and",
-    "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
-    "reciprocal", "relu",
-    "rsqrt", "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "sub", "tan", "tanh",
-    "where",
+    "abs", "absolute", "add", "addcdiv", "addcmul", "cast", "clamp", "clip", "clone", "cos",
+    "cosh", "detach", "div", "eq", "erf", "exp", "expm1", "ge", "gelu", "greater",
+    "greater_equal", "gt", "le", "leaky_relu", "less", "less_equal", "log", "log1p",
+    "logical_and", "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "multiply",
+    "ne", "neg", "negative", "not_equal", "positive", "pow", "reciprocal", "relu", "rsqrt",
+    "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "sub", "subtract", "tan",
+    "tanh", "true_divide", "where",
 ]  # fmt: skip
 
 # fmt: off
@@ -228,3 +233,90 @@ def gelu(x, approximate: str = "none"):
 def silu(x):
     """x * sigmoid(x) (also called swish), composed from rows."""
     return x * sigmoid(x)
+
+
+# Sums of products and quotients, as PyTorch's addcmul and addcdiv.
+
+
+def _pointwise(op: str, tensors: tuple) -> None:
+    shapes = [shape_of(t) for t in tensors]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = ", ".join(fmt_shape(s) for s in shapes)
+        raise ShapeError(f"{op}: shapes {shown} do not broadcast") from None
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2, all three broadcast.
+
+    >>> import chainrule as cr
+    >>> cr.addcmul(cr.ones(2), cr.tensor([1.0, 2.0]), cr.tensor([3.0, 4.0]), value=0.5).tolist()
+    [2.5, 5.0]
+    """
+    _pointwise("addcmul", (input, tensor1, tensor2))
+    return input + value * (tensor1 * tensor2)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2, all three broadcast; integer tensor1 and tensor2
+    are a DTypeError, as in PyTorch (whose old addcdiv divided integers by truncation).
+
+    >>> import chainrule as cr
+    >>> cr.addcdiv(cr.ones(2), cr.tensor([1.0, 2.0]), cr.tensor([4.0, 4.0]), value=2).tolist()
+    [1.5, 2.0]
+    """
+    _pointwise("addcdiv", (input, tensor1, tensor2))
+    dtypes = [np.dtype(t.dtype if isinstance(t, Tensor) else np.asarray(t).dtype)
+              for t in (tensor1, tensor2)]  # fmt: skip
+    if all(d.kind in "biu" for d in dtypes):
+        raise DTypeError(
+            f"addcdiv: tensor1 and tensor2 are integers ({fmt_dtype(dtypes[0])}, "
+            f"{fmt_dtype(dtypes[1])}); convert them to a floating dtype, or write "
+            "input + value * trunc(tensor1 / tensor2) for the old integer division"
+        )
+    return input + value * (tensor1 / tensor2)
+
+
+# The same ops under PyTorch's other names: a plain alias is the op itself (``absolute`` runs
+# the ``abs`` row, whose errors name ``abs``).
+absolute = abs
+multiply = mul
+true_divide = div
+negative = neg
+greater = gt
+greater_equal = ge
+less = lt
+less_equal = le
+not_equal = ne
+
+
+# Arithmetic with PyTorch's extra arguments, and copies without history.
+
+
+def subtract(input, other, *, alpha=1):
+    """input - alpha * other, broadcasting (`sub` with PyTorch's ``alpha``).
+
+    >>> import chainrule as cr
+    >>> cr.subtract(cr.tensor([5.0, 6.0]), cr.tensor([1.0, 2.0]), alpha=2)
+    tensor([3., 2.])
+    """
+    return sub(input, other if alpha == 1 else other * alpha)
+
+
+def positive(input):
+    """input itself, as ``torch.positive`` (unary ``+``); bool tensors are refused, as there.
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([1.0, -2.0])
+    >>> cr.positive(x) is x
+    True
+    """
+    if input.dtype.kind == "b":
+        raise DTypeError("positive: unary + is not defined for bool tensors")
+    return input
+
+
+def detach(input):
+    """input's data (shared) without its history, as ``Tensor.detach``."""
+    return input.detach()

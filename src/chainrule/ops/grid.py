@@ -16,12 +16,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..linalg.products import matmul
 from ..observe import replayed_whole
 from .conv import _dtype
 from .elementwise import abs as abs_
 from .elementwise import clamp, where
 from .indexing import index_row
-from .linalg import matmul
 from .numeric import fmod
 from .shape import reshape, unsqueeze
 

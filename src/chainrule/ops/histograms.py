@@ -1,9 +1,10 @@
-"""Histograms with bin edges: histogram (of all elements) and histogramdd (of points in D
-dimensions). No gradient, as in PyTorch.
+"""Histograms: histogram (of all elements) and histogramdd (of points in D dimensions) with
+their bin edges, and the counts without edges, histc (equal bins over a range) and bincount
+(how often each integer occurs). No gradient, as in PyTorch.
 
-Two rows each: one finds equal-width bin edges from the values' range (`histogram_edges`),
-one counts (`histogram`, `histogramdd`). Both take a ``keep`` count of leading dims that are
-apart (vmap's batch dim), so they run batched under vmap.
+histogram and histogramdd are two rows each: one finds equal-width bin edges from the values'
+range (`histogram_edges`), one counts (`histogram`, `histogramdd`). Both take a ``keep`` count
+of leading dims that are apart (vmap's batch dim), so they run batched under vmap (histc too).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
-from ..op import Op
-from .scan import as_tensor, with_batch
+from ..op import Loops, Op
+from .arguments import as_tensor
+from .picking import with_batch
 from .shape import cat
 
-__all__ = ["histogram", "histogramdd"]
+__all__ = ["bincount", "histc", "histogram", "histogramdd"]
 
 
 def _linspace(low, high, steps: int, dtype) -> np.ndarray:
@@ -228,3 +230,103 @@ def histogramdd(input, bins, *, range=None, weight=None, density: bool = False) 
     all_edges = cat(edges, 0) if edges else Tensor._make(np.zeros(0, x.dtype))
     hist = histogramdd_row(x, w, all_edges, sizes=sizes, density=bool(density), keep=0)
     return Histogram(hist, edges)
+
+
+# Counting without edges: bincount (how often each integer occurs) and histc (counts in equal
+# bins over a range), each a row of no gradient.
+
+
+def _bincount(x, weights, minlength: int):
+    out = np.bincount(x, weights=weights, minlength=minlength)
+    if weights is None:
+        return out.astype(np.int64)
+    return out.astype(weights.dtype if weights.dtype.kind == "f" else np.float64)
+
+
+def _histc(x, bins: int, low: float, high: float, keep: int):
+    """Counts of x's elements in ``bins`` equal bins over [low, high] (each of the first
+    ``keep`` dims apart: vmap's batch dim). low == high == 0 means each slice's own range."""
+    flat = x.reshape(x.shape[:keep] + (math.prod(x.shape[keep:]),))
+    if low == high == 0 and flat.shape[-1]:
+        low, high = flat.min(axis=-1, keepdims=True), flat.max(axis=-1, keepdims=True)
+    low, high = np.asarray(low, x.dtype), np.asarray(high, x.dtype)
+    same = low == high  # one value: widen by 1 both ways, as PyTorch does
+    low, high = np.where(same, low - 1, low), np.where(same, high + 1, high)
+    with np.errstate(invalid="ignore"):
+        position = np.floor((flat - low) * bins / (high - low))
+    inside = (flat >= low) & (flat <= high)
+    bin_of = np.where(inside, np.minimum(position, bins - 1), bins).astype(np.int64)
+    rows = bin_of.reshape(math.prod(x.shape[:keep]), flat.shape[-1])
+    offsets = np.arange(rows.shape[0])[:, None] * (bins + 1)
+    counts = np.bincount((rows + offsets).ravel(), minlength=rows.shape[0] * (bins + 1))
+    return counts.reshape(x.shape[:keep] + (bins + 1,))[..., :bins].astype(x.dtype)
+
+
+def _check_histc(x, bins: int, low: float, high: float, keep: int) -> None:
+    if low == high == 0 and not np.isfinite(x).all():
+        raise DomainError("histc: x holds inf or NaN, so its range is not finite; give min, max")
+
+
+def _batch_histc(op: Op, values: list, batched: list, params: dict):
+    return op(values[0], **{**params, "keep": params["keep"] + 1})
+
+
+# fmt: off
+bincount_row = Op("bincount", _bincount, vjp=None, inputs=("x",), kind="reduction",
+                  keeps_float64=True,
+                  batch=Loops("the number of bins is the largest value plus one"),
+                  doc="How often each non-negative integer occurs in x (or its weights' sums).")
+histc_row = Op("histc", _histc, vjp=None, inputs=("x",), kind="reduction", batch=_batch_histc,
+               check=_check_histc, doc="A histogram of x: counts in equal bins over [min, max].")
+# fmt: on
+
+
+def bincount(x, weights=None, minlength: int = 0) -> Tensor:
+    """How often each of 0, 1, ..., max(x) occurs in the 1-D non-negative integer tensor x
+    (at least ``minlength`` bins); with ``weights``, the sum of the weights in each bin.
+
+    int64 counts; float weights keep their dtype, integer weights give float64. No gradient.
+
+    >>> import chainrule as cr
+    >>> cr.bincount(cr.tensor([0, 2, 2])), cr.bincount(cr.tensor([0, 2]), cr.tensor([0.5, 2.0]))
+    (tensor([1, 0, 2]), tensor([0.5000, 0.0000, 2.0000]))
+    """
+    x = as_tensor(x, "bincount")
+    if x.ndim != 1 or x.dtype.kind not in "biu":
+        raise DTypeError(
+            f"bincount: needs a 1-D tensor of non-negative integers, got shape "
+            f"{fmt_shape(x.shape)} {fmt_dtype(x.dtype)}"
+        )
+    if x.data.size and x.data.min() < 0:
+        raise DomainError(f"bincount: values must be non-negative, got {int(x.data.min())}")
+    if not isinstance(minlength, numbers.Integral) or minlength < 0:
+        raise DomainError(f"bincount: minlength must be a non-negative int, got {minlength!r}")
+    if weights is not None:
+        weights = as_tensor(weights, "bincount").data
+        if weights.shape != x.shape:
+            raise ShapeError(
+                f"bincount: weights of shape {fmt_shape(weights.shape)} must match the input "
+                f"of shape {fmt_shape(x.shape)}"
+            )
+    return bincount_row(x, weights=weights, minlength=int(minlength))
+
+
+def histc(x, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """A histogram of x: how many elements fall into each of ``bins`` equal bins over
+    [min, max], in x's dtype. Elements outside are left out; with min = max = 0 the range is
+    x's own (widened by 1 both ways when x has one value). No gradient.
+
+    >>> import chainrule as cr
+    >>> cr.histc(cr.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+    tensor([0., 2., 1., 0.])
+    """
+    x = as_tensor(x, "histc")
+    if x.dtype.kind != "f":
+        raise DTypeError(f"histc: needs a floating-point tensor, got {fmt_dtype(x.dtype)}")
+    if not isinstance(bins, numbers.Integral) or bins <= 0:
+        raise DomainError(f"histc: bins must be a positive int, got {bins!r}")
+    if min > max:
+        raise DomainError(f"histc: min {min} must not be larger than max {max}")
+    if not (math.isfinite(min) and math.isfinite(max)):
+        raise DomainError(f"histc: the range [{min}, {max}] must be finite")
+    return histc_row(x, bins=int(bins), low=float(min), high=float(max), keep=0)

@@ -21,7 +21,7 @@ from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_sha
 from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
-from .dims import check_dim
+from .arguments import check_dim
 
 __all__ = ["gather", "index_select", "narrow", "select", "take_along_dim", "unbind"]
 

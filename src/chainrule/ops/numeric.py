@@ -1,5 +1,6 @@
-"""Elementwise math rows beyond the basics: inverse trig, rounding, remainders, bitwise, tests,
-and the integer and float-bits helpers (gcd, lcm, frexp, ldexp, nextafter, signbit, isin).
+"""Elementwise math rows beyond the basics: inverse trig, rounding (and divide's rounded
+quotients), remainders, bitwise, tests, and the integer and float-bits helpers (gcd, lcm,
+frexp, ldexp, nextafter, signbit, isin); and fill, the fill row with PyTorch's arguments.
 
 Dtypes follow PyTorch: ops defined on real numbers (asin, atan2, erfinv...) turn integer and
 bool inputs into float32, the default dtype; rounding and remainders keep integers integers;
@@ -32,15 +33,18 @@ import numpy as np
 from .. import special, xp
 from .._tensor import Tensor
 from ..dtypes import int64
-from ..errors import DomainError, DTypeError, fmt_dtype
+from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Op, comparison, elementwise
-from .elementwise import pow, sign
+from .elementwise import add, cast, div, pow, sign
+from .elementwise import fill as fill_row
+from .shape import expand
 
 __all__ = [
     "acos", "acosh", "allclose", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
     "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_left_shift",
     "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clamp_max",
-    "clamp_min", "copysign", "deg2rad", "equal", "erfc", "erfinv", "exp2", "fix", "floor",
+    "clamp_min", "copysign", "deg2rad", "divide", "equal", "erfc", "erfinv", "exp2", "fill",
+    "fix", "floor",
     "floor_divide", "fmax", "fmin", "fmod", "frac", "frexp", "gcd", "heaviside", "hypot",
     "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal", "lcm",
     "ldexp", "lerp", "log10", "log2", "logaddexp", "logical_xor", "nan_to_num", "nextafter",
@@ -544,3 +548,83 @@ arcsinh = asinh
 arccosh = acosh
 arctanh = atanh
 fix = trunc
+
+
+# Division rounded: a row, since floor_divide's row has no gradient at all and PyTorch's
+# div(rounding_mode=...) has a zero one (its output requires grad).
+
+
+_ROUNDING_MODES = ("trunc", "floor")
+
+
+def _divide_rounded(x, y, rounding_mode: str):
+    """x / y rounded toward 0 ("trunc") or down ("floor"), as PyTorch: integers stay integers
+    (C's division for trunc, Python's // for floor), floats divided by 0 give inf or nan."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rounding_mode == "floor":
+            return np.floor_divide(x, y)
+        if np.result_type(x, y).kind == "f":
+            return np.trunc(np.divide(x, y))
+        floor = np.floor_divide(x, y)
+        return floor + ((floor < 0) & (floor * y != x))  # a negative inexact quotient: round up
+
+
+def _divide_check(x, y, rounding_mode: str) -> None:
+    kinds = {np.result_type(v).kind for v in (x, y)}
+    if "b" in kinds:
+        raise DTypeError(
+            f"divide: rounding_mode={rounding_mode!r} takes numbers, not bool tensors; convert "
+            "with .long() or .float()"
+        )
+    if kinds <= {"i", "u"} and np.any(np.asarray(y) == 0):
+        raise DomainError("divide: integer division by zero (a divisor is 0)")
+
+
+divide_row = Op(
+    "divide", _divide_rounded,
+    vjp=(lambda g: 0 * g, lambda g: 0 * g), jvp=(lambda dx: 0 * dx, lambda dy: 0 * dy),
+    kind="elementwise", check=_divide_check,
+    doc="x / y rounded toward 0 or down (``rounding_mode``); its gradient is 0, as PyTorch's.",
+)  # fmt: skip
+
+
+def divide(input, other, *, rounding_mode: str | None = None):
+    """input / other (true division, as `div`), or its quotient rounded toward zero
+    (``rounding_mode="trunc"``) or down (``"floor"``), as ``torch.div``. Rounded, integer
+    tensors give integers and the gradient is 0 (not the true quotient's).
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([7.0, -7.0])
+    >>> cr.divide(x, 2), cr.divide(x, 2, rounding_mode="trunc")
+    (tensor([ 3.5000, -3.5000]), tensor([ 3., -3.]))
+    >>> cr.divide(x, 2, rounding_mode="floor")
+    tensor([ 3., -4.])
+    """
+    if rounding_mode is None:
+        return div(input, other)
+    if rounding_mode not in _ROUNDING_MODES:
+        raise DomainError(
+            f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
+        )
+    return divide_row(input, other, rounding_mode=rounding_mode)
+
+
+# fill: the elementwise fill row (behind fill_) with PyTorch's arguments.
+
+
+def fill(input, value):
+    """A new tensor of input's shape and dtype holding ``value`` everywhere (a number or a
+    0-d tensor), as ``torch.fill``. input gets a zero gradient and a tensor value the sum of
+    the output's gradient.
+
+    >>> import chainrule as cr
+    >>> cr.fill(cr.zeros(2, dtype=cr.int64), 3.7), cr.fill(cr.zeros(2), cr.tensor(5.0))
+    (tensor([3, 3]), tensor([5., 5.]))
+    """
+    if not isinstance(value, Tensor):
+        return fill_row(input, value=value)
+    if value.ndim != 0:
+        raise ShapeError(
+            f"fill: the value must be a number or a 0-d tensor, got shape {fmt_shape(value.shape)}"
+        )
+    return add(fill_row(input, value=0), expand(cast(value, dtype=input.dtype), input.shape))

@@ -1,11 +1,11 @@
 """Writing by index: scatter, scatter_add and scatter_reduce (values written or reduced into a
 copy of x at positions along a dim), and what is composed of them and of `where`: the
-index_* writes, index_put with accumulate, masked_fill and masked_scatter.
+index_* writes (index_reduce too), index_put with accumulate, masked_fill and masked_scatter.
 
 Reading by index (gather, index_select) is in `chainrule.ops.indexing`, by mask in
-`chainrule.ops.selecting`. Every op here returns a new tensor; the in-place forms
-(``x.scatter_(...)``) are Tensor methods that write the result back through
-`chainrule.inplace`.
+`chainrule.ops.selecting`; writing by flat position (put) in `chainrule.ops.flat_indexing`.
+Every op here returns a new tensor; the in-place forms (``x.scatter_(...)``) are Tensor
+methods that write the result back through `chainrule.inplace`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..errors import DomainError, DTypeError, GraphError, ShapeError, fmt_dtype,
 from ..observe import replayed_whole
 from ..op import LINEAR, Op
 from . import indexing
-from .dims import check_dim
+from .arguments import check_dim
 from .elementwise import where_row
 from .indexing import (
     along,
@@ -32,8 +32,8 @@ from .indexing import (
 )
 
 __all__ = [
-    "index_add", "index_copy", "index_fill", "index_put", "masked_fill", "masked_scatter",
-    "scatter", "scatter_add", "scatter_reduce",
+    "index_add", "index_copy", "index_fill", "index_put", "index_reduce", "masked_fill",
+    "masked_scatter", "scatter", "scatter_add", "scatter_reduce",
 ]  # fmt: skip
 
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -490,3 +490,29 @@ def masked_scatter(input, mask, source):
     flat = (input.expand(common) if common != shape else input).reshape(-1)
     values = source.reshape(-1)[: len(positions)]
     return scatter_row(flat, values.to(flat.dtype), dim=0, index=positions).reshape(common)
+
+
+# A reduction of source slices into input's, by index along a dim.
+
+
+INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: bool = True):
+    """A copy of ``input`` where each slice that ``index`` (1-D) names along ``dim`` holds
+    the ``reduce`` ("prod", "mean", "amax", "amin") of the source slices sent there, and of
+    its own value when ``include_self``. Gradients as `scatter_reduce`'s (ties share).
+
+    >>> import chainrule as cr
+    >>> x = cr.tensor([1.0, 5.0])
+    >>> x.index_reduce(0, cr.tensor([0, 0, 1]), cr.tensor([3.0, 2.0, 4.0]), "amax")
+    tensor([3., 5.])
+    """
+    if reduce not in INDEX_REDUCES:
+        raise DomainError(f"index_reduce: reduce must be one of {INDEX_REDUCES}, got {reduce!r}")
+    if not isinstance(source, Tensor):
+        raise DTypeError(f"index_reduce: source must be a tensor, got {type(source).__name__}")
+    dim, spread = _spread("index_reduce", input, dim, index, source)
+    source = source if source.dtype == input.dtype else source.to(input.dtype)
+    return scatter_reduce_row(input, source, dim=dim, index=spread, reduce=reduce,
+                              include_self=bool(include_self))  # fmt: skip

@@ -1,19 +1,22 @@
 """Selection whose size depends on the values: the positions of non-zero elements
-(`nonzero`, `argwhere`), the elements a mask picks (`masked_select`) and elements repeated by
-counts (`repeat_interleave`). Each reads its mask or counts, then indexes with the index row.
+(`nonzero`, `argwhere`, and `nonzero_static`, which cuts or pads them to a given number), the
+elements a mask picks (`masked_select`) and elements repeated by counts (`repeat_interleave`).
+Each reads its mask or counts, then indexes with the index row.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .._tensor import Tensor
-from ..errors import DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..op import Loops, Op
-from .dims import check_dim
+from .arguments import check_dim
 from .indexing import index_array, index_row
 
-__all__ = ["argwhere", "masked_select", "nonzero", "repeat_interleave"]
+__all__ = ["argwhere", "masked_select", "nonzero", "nonzero_static", "repeat_interleave"]
 
 # fmt: off
 # The positions of the non-zero elements: how many there are depends on the values.
@@ -111,3 +114,46 @@ def argwhere(input):
             [2]])
     """
     return nonzero_row(input)
+
+
+# The first positions of the non-zero elements, as many as asked: a size that does not depend on
+# the values, so vmap runs it batched (unlike nonzero).
+
+
+def _nonzero_static(x, size: int, fill_value: int, leading: int = 0):
+    # ``leading`` batch dims (vmap) in front: each example's first ``size`` positions.
+    lead, shape = x.shape[:leading], x.shape[leading:]
+    examples = x.reshape(-1, *shape)
+    out = np.full((len(examples), size, len(shape)), fill_value, np.int64)
+    for out_i, example in zip(out, examples):
+        positions = np.argwhere(example)[:size]
+        out_i[: len(positions)] = positions
+    return out.reshape(*lead, size, len(shape))
+
+
+def _batch_leading(op: Op, values, batched, params):
+    return op(values[0], **{**params, "leading": params["leading"] + 1})
+
+
+# fmt: off
+nonzero_static_row = Op(
+    "nonzero_static", _nonzero_static, vjp=None, inputs=("x",), kind="indexing",
+    batch=_batch_leading,
+    doc="The first size positions (int64) of the non-zero elements, padded with fill_value.")
+# fmt: on
+
+
+def nonzero_static(input, *, size: int, fill_value: int = -1):
+    """The positions of the first ``size`` non-zero elements, (size, ndim) int64: cut when
+    there are more, padded with rows of ``fill_value`` when fewer. Its shape does not depend
+    on the values, so vmap runs it batched (unlike `nonzero`).
+
+    >>> import chainrule as cr
+    >>> cr.tensor([0, 3, 5]).nonzero_static(size=3)
+    tensor([[ 1],
+            [ 2],
+            [-1]])
+    """
+    if not isinstance(size, numbers.Integral) or size < 0:
+        raise DomainError(f"nonzero_static: size must be a non-negative int, got {size!r}")
+    return nonzero_static_row(input, size=int(size), fill_value=int(fill_value), leading=0)

@@ -1,8 +1,10 @@
 """Shape rows: reshape, permute, expand, tile, flip, roll, cat, stack.
 
 They only move or copy elements, so every JVP is the op itself (`LINEAR`), and every VJP moves
-the gradient back. flatten, squeeze, split and friends are composed from these rows; indexing
-is in `chainrule.ops.indexing`, padding in `chainrule.ops.padding`.
+the gradient back. flatten, squeeze, split, atleast_1d/2d/3d, rot90, sum_to_size and friends
+(and the NumPy-style names moveaxis, swapdims, ravel, fliplr, flipud) are composed from these
+rows; joining and splitting several tensors is in `chainrule.ops.joining`, indexing in
+`chainrule.ops.indexing`, padding in `chainrule.ops.padding`.
 """
 
 from __future__ import annotations
@@ -16,15 +18,17 @@ import numpy as np
 from .. import xp
 from .._tensor import Tensor
 from ..dispatch import apply_op
-from ..errors import ShapeError, fmt_shape
+from ..errors import DTypeError, ShapeError, fmt_shape
 from ..op import LINEAR, Op, shifted, with_rank
-from .dims import check_dim, check_dims, check_sizes
+from .arguments import check_dim, check_dims, check_sizes
 from .indexing import getitem_row
+from .reduce import sum as reduce_sum
 
 __all__ = [
-    "broadcast_to", "cat", "chunk", "expand", "flatten", "flip", "movedim", "permute", "repeat",
-    "reshape", "roll", "split", "squeeze", "stack", "swapaxes", "t", "tile", "transpose",
-    "unflatten", "unsqueeze",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "cat", "chunk", "expand",
+    "flatten", "flip", "fliplr", "flipud", "moveaxis", "movedim", "permute", "ravel", "repeat",
+    "reshape", "roll", "rot90", "split", "squeeze", "stack", "swapaxes", "swapdims", "t",
+    "tile", "transpose", "unflatten", "unsqueeze",
 ]  # fmt: skip
 
 
@@ -521,3 +525,157 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
     shape = np.shape(x)
     n = shape[check_dim(dim, len(shape), "chunk")] if shape else 0
     return split(x, max(-(-n // int(chunks)), 1), dim)
+
+
+# At least n dims.
+
+
+def _at_least(x, ndim: int):
+    """x with dims of size 1 added to reach ndim, as NumPy's atleast_1d/2d/3d place them."""
+    shape = np.shape(x)
+    if len(shape) >= ndim:
+        return x
+    if ndim == 3:
+        shape = {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}[len(shape)]
+    else:
+        shape = (1,) * (ndim - len(shape)) + shape
+    return reshape(x, shape)
+
+
+def _atleast(op: str, ndim: int, tensors: tuple):
+    several = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise DTypeError(f"{op}: expects tensors, got {type(t).__name__} at position {i}")
+    out = tuple(_at_least(t, ndim) for t in tensors)
+    return out if several else out[0]
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least 1 dim (a 0-d one becomes shape (1,)); one tensor gives a
+    tensor, several (or a list) a tuple.
+
+    >>> import chainrule as cr
+    >>> cr.atleast_1d(cr.tensor(1.0)), cr.atleast_1d(cr.tensor(1), cr.tensor([2]))
+    (tensor([1.]), (tensor([1]), tensor([2])))
+    """
+    return _atleast("atleast_1d", 1, tensors)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least 2 dims (a 1-D one becomes a row, shape (1, n)).
+
+    >>> import chainrule as cr
+    >>> cr.atleast_2d(cr.tensor([1, 2])).shape
+    (1, 2)
+    """
+    return _atleast("atleast_2d", 2, tensors)
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least 3 dims: 0-d as (1, 1, 1), (n,) as (1, n, 1), (m, n) as
+    (m, n, 1), as NumPy's atleast_3d.
+
+    >>> import chainrule as cr
+    >>> cr.atleast_3d(cr.zeros(2)).shape, cr.atleast_3d(cr.zeros(2, 3)).shape
+    ((1, 2, 1), (2, 3, 1))
+    """
+    return _atleast("atleast_3d", 3, tensors)
+
+
+# Turning and summing to a size.
+
+
+def rot90(input, k: int = 1, dims=(0, 1)):
+    """``input`` turned by 90 degrees ``k`` times in the plane of ``dims``, from the first
+    dim towards the second (negative k turns the other way); a flip and a transpose.
+
+    >>> import chainrule as cr
+    >>> cr.tensor([[1, 2], [3, 4]]).rot90()
+    tensor([[2, 4],
+            [1, 3]])
+    """
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise ShapeError(f"rot90: dims must name 2 dimensions, got {dims}")
+    if np.ndim(input) < 2:
+        raise ShapeError(f"rot90: input must have at least 2 dimensions, got shape "
+                         f"{fmt_shape(np.shape(input))}")  # fmt: skip
+    first, second = (check_dim(d, np.ndim(input), "rot90") for d in dims)
+    if first == second:
+        raise ShapeError(f"rot90: dims must be two different dimensions, got {dims}")
+    k = int(k) % 4
+    if k == 1:
+        return transpose(flip(input, second), first, second)
+    if k == 2:
+        return flip(input, (first, second))
+    if k == 3:
+        return transpose(flip(input, first), first, second)
+    return input.clone()
+
+
+def sum_to_size(input, *size):
+    """``input`` summed to ``size``, a shape that broadcasts to input's (what the gradient
+    of a broadcast does): leading dims summed away, dims of size 1 summed with keepdim.
+
+    >>> import chainrule as cr
+    >>> cr.ones(2, 3).sum_to_size(1, 3)
+    tensor([[2., 2., 2.]])
+    """
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    size = check_sizes(size, "sum_to_size", "sizes")
+    shape = np.shape(input)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s not in (n, 1) for s, n in zip(size, shape[lead:])):
+        raise ShapeError(f"sum_to_size: size {fmt_shape(size)} does not broadcast to the "
+                         f"tensor's shape {fmt_shape(shape)}")  # fmt: skip
+    dims = (*range(lead), *(lead + d for d, s in enumerate(size) if s == 1 != shape[lead + d]))
+    if not dims:
+        return input
+    return reshape(reduce_sum(input, dims, True), size)
+
+
+# Shapes and orders under their NumPy-style names.
+
+moveaxis = movedim
+swapdims = transpose
+
+
+def ravel(input):
+    """input's elements in one dimension, row-major (a copy only when they are not laid out
+    that way already), as ``torch.ravel``.
+
+    >>> import chainrule as cr
+    >>> cr.ravel(cr.tensor([[1, 2], [3, 4]]))
+    tensor([1, 2, 3, 4])
+    """
+    return reshape(input, (-1,))
+
+
+def fliplr(input):
+    """input with dimension 1 reversed (left and right, for a matrix); at least 2-D.
+
+    >>> import chainrule as cr
+    >>> cr.fliplr(cr.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 1],
+            [4, 3]])
+    """
+    if input.ndim < 2:
+        raise ShapeError(f"fliplr: input must be at least 2-D, got shape {fmt_shape(input.shape)}")
+    return flip(input, (1,))
+
+
+def flipud(input):
+    """input with dimension 0 reversed (up and down, for a matrix); at least 1-D.
+
+    >>> import chainrule as cr
+    >>> cr.flipud(cr.tensor([[1, 2], [3, 4]]))
+    tensor([[3, 4],
+            [1, 2]])
+    """
+    if input.ndim < 1:
+        raise ShapeError("flipud: input must be at least 1-D, got a 0-d tensor")
+    return flip(input, (0,))

@@ -1,6 +1,6 @@
-"""Sorting and order statistics: sort, argsort, topk, kthvalue, median, nanmedian, mode; the
-counting ops unique, bincount, histc, searchsorted and bucketize; and the statistics composed
-from rows, var_mean, std_mean, dist and cdist.
+"""Sorting and order statistics: sort (and msort), argsort, topk, kthvalue, median, nanmedian,
+mode; and what sorted order finds: unique, unique_consecutive, searchsorted and bucketize.
+Histogram counts (bincount, histc) are in `chainrule.ops.histograms`.
 
 An op that returns (values, indices) finds the indices with a row of no gradient (argsort,
 median_indices, mode_indices), then reads x there with a row of its own name (`picker`): the
@@ -10,22 +10,21 @@ stable: ties keep their order (descending too), so ``stable=False`` gives the sa
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..dtypes import int32
-from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_shape
 from ..op import Loops, Op
-from .dims import check_dim
-from .reduce import ValuesIndices, mean, norm, std, var
-from .scan import as_tensor, batch_along, picker, with_batch
+from .arguments import as_tensor, check_dim
+from .picking import batch_along, picker, with_batch
+from .reduce import ValuesIndices
 
 __all__ = [
-    "argsort", "bincount", "bucketize", "cdist", "dist", "histc", "kthvalue", "median", "mode",
-    "nanmedian", "searchsorted", "sort", "std_mean", "topk", "unique", "var_mean",
+    "argsort", "bucketize", "kthvalue", "median", "mode", "msort", "nanmedian", "searchsorted",
+    "sort", "topk", "unique", "unique_consecutive",
 ]  # fmt: skip
 
 
@@ -80,41 +79,6 @@ def _unique(x, dim):
     return np.unique(x, axis=dim, equal_nan=False) if dim is not None else np.unique(x)
 
 
-def _bincount(x, weights, minlength: int):
-    out = np.bincount(x, weights=weights, minlength=minlength)
-    if weights is None:
-        return out.astype(np.int64)
-    return out.astype(weights.dtype if weights.dtype.kind == "f" else np.float64)
-
-
-def _histc(x, bins: int, low: float, high: float, keep: int):
-    """Counts of x's elements in ``bins`` equal bins over [low, high] (each of the first
-    ``keep`` dims apart: vmap's batch dim). low == high == 0 means each slice's own range."""
-    flat = x.reshape(x.shape[:keep] + (math.prod(x.shape[keep:]),))
-    if low == high == 0 and flat.shape[-1]:
-        low, high = flat.min(axis=-1, keepdims=True), flat.max(axis=-1, keepdims=True)
-    low, high = np.asarray(low, x.dtype), np.asarray(high, x.dtype)
-    same = low == high  # one value: widen by 1 both ways, as PyTorch does
-    low, high = np.where(same, low - 1, low), np.where(same, high + 1, high)
-    with np.errstate(invalid="ignore"):
-        position = np.floor((flat - low) * bins / (high - low))
-    inside = (flat >= low) & (flat <= high)
-    bin_of = np.where(inside, np.minimum(position, bins - 1), bins).astype(np.int64)
-    rows = bin_of.reshape(math.prod(x.shape[:keep]), flat.shape[-1])
-    offsets = np.arange(rows.shape[0])[:, None] * (bins + 1)
-    counts = np.bincount((rows + offsets).ravel(), minlength=rows.shape[0] * (bins + 1))
-    return counts.reshape(x.shape[:keep] + (bins + 1,))[..., :bins].astype(x.dtype)
-
-
-def _check_histc(x, bins: int, low: float, high: float, keep: int) -> None:
-    if low == high == 0 and not np.isfinite(x).all():
-        raise DomainError("histc: x holds inf or NaN, so its range is not finite; give min, max")
-
-
-def _batch_histc(op: Op, values: list, batched: list, params: dict):
-    return op(values[0], **{**params, "keep": params["keep"] + 1})
-
-
 def _searchsorted(sorted_sequence, values, right: bool):
     side = "right" if right else "left"
     if sorted_sequence.ndim == 1:
@@ -159,12 +123,6 @@ mode_row = picker("mode", doc="mode(x, dim).values: the most frequent value of x
 unique_row = Op("unique", _unique, vjp=None, inputs=("x",), kind="reduction",
                 batch=Loops("the number of unique values differs between examples"),
                 doc="The sorted unique values of x (of its slices along dim).")
-bincount_row = Op("bincount", _bincount, vjp=None, inputs=("x",), kind="reduction",
-                  keeps_float64=True,
-                  batch=Loops("the number of bins is the largest value plus one"),
-                  doc="How often each non-negative integer occurs in x (or its weights' sums).")
-histc_row = Op("histc", _histc, vjp=None, inputs=("x",), kind="reduction", batch=_batch_histc,
-               check=_check_histc, doc="A histogram of x: counts in equal bins over [min, max].")
 searchsorted_row = Op(
     "searchsorted", _searchsorted, vjp=None, inputs=("sorted_sequence", "values"),
     kind="indexing", batch=_batch_searchsorted,
@@ -345,57 +303,6 @@ def unique(x, sorted: bool = True, return_inverse: bool = False, return_counts: 
     return (values, *extra)
 
 
-def bincount(x, weights=None, minlength: int = 0) -> Tensor:
-    """How often each of 0, 1, ..., max(x) occurs in the 1-D non-negative integer tensor x
-    (at least ``minlength`` bins); with ``weights``, the sum of the weights in each bin.
-
-    int64 counts; float weights keep their dtype, integer weights give float64. No gradient.
-
-    >>> import chainrule as cr
-    >>> cr.bincount(cr.tensor([0, 2, 2])), cr.bincount(cr.tensor([0, 2]), cr.tensor([0.5, 2.0]))
-    (tensor([1, 0, 2]), tensor([0.5000, 0.0000, 2.0000]))
-    """
-    x = as_tensor(x, "bincount")
-    if x.ndim != 1 or x.dtype.kind not in "biu":
-        raise DTypeError(
-            f"bincount: needs a 1-D tensor of non-negative integers, got shape "
-            f"{fmt_shape(x.shape)} {fmt_dtype(x.dtype)}"
-        )
-    if x.data.size and x.data.min() < 0:
-        raise DomainError(f"bincount: values must be non-negative, got {int(x.data.min())}")
-    if not isinstance(minlength, numbers.Integral) or minlength < 0:
-        raise DomainError(f"bincount: minlength must be a non-negative int, got {minlength!r}")
-    if weights is not None:
-        weights = as_tensor(weights, "bincount").data
-        if weights.shape != x.shape:
-            raise ShapeError(
-                f"bincount: weights of shape {fmt_shape(weights.shape)} must match the input "
-                f"of shape {fmt_shape(x.shape)}"
-            )
-    return bincount_row(x, weights=weights, minlength=int(minlength))
-
-
-def histc(x, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """A histogram of x: how many elements fall into each of ``bins`` equal bins over
-    [min, max], in x's dtype. Elements outside are left out; with min = max = 0 the range is
-    x's own (widened by 1 both ways when x has one value). No gradient.
-
-    >>> import chainrule as cr
-    >>> cr.histc(cr.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
-    tensor([0., 2., 1., 0.])
-    """
-    x = as_tensor(x, "histc")
-    if x.dtype.kind != "f":
-        raise DTypeError(f"histc: needs a floating-point tensor, got {fmt_dtype(x.dtype)}")
-    if not isinstance(bins, numbers.Integral) or bins <= 0:
-        raise DomainError(f"histc: bins must be a positive int, got {bins!r}")
-    if min > max:
-        raise DomainError(f"histc: min {min} must not be larger than max {max}")
-    if not (math.isfinite(min) and math.isfinite(max)):
-        raise DomainError(f"histc: the range [{min}, {max}] must be finite")
-    return histc_row(x, bins=int(bins), low=float(min), high=float(max), keep=0)
-
-
 def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None) -> Tensor:  # fmt: skip
     """For each value, the index at which inserting it keeps ``sorted_sequence`` sorted:
@@ -444,73 +351,71 @@ def bucketize(x, boundaries, *, out_int32: bool = False, right: bool = False) ->
     return searchsorted(boundaries, x, out_int32=out_int32, right=right)
 
 
-def var_mean(x, dim=None, *, correction=1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
-    """(var, mean) over ``dim``, as `var` and `mean` give them.
+def msort(input):
+    """input sorted along dimension 0, values only (``sort(input, dim=0).values``).
 
     >>> import chainrule as cr
-    >>> cr.var_mean(cr.tensor([1.0, 2.0, 4.0]))
-    (tensor(2.3333), tensor(2.3333))
+    >>> cr.msort(cr.tensor([[3, 1], [1, 2]]))
+    tensor([[1, 1],
+            [3, 2]])
     """
-    return var(x, dim, correction=correction, keepdim=keepdim), mean(x, dim, keepdim)
+    return sort(input, dim=0).values
 
 
-def std_mean(x, dim=None, *, correction=1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
-    """(std, mean) over ``dim``, as `std` and `mean` give them.
+# Runs of equal consecutive values.
+
+
+def _unique_consecutive(x, dim):
+    """The first element (slice along ``dim``) of each run of equal ones, and where runs start."""
+    starts = _run_starts(x, dim)
+    if dim is None:
+        return x.reshape(-1)[starts]
+    return np.compress(starts, x, axis=dim)
+
+
+def _run_starts(x, dim) -> np.ndarray:
+    """True where a run of equal elements (slices) begins; NaN never equals NaN."""
+    flat = x.reshape(-1) if dim is None else np.moveaxis(x, dim, 0).reshape(x.shape[dim], -1)
+    starts = np.ones(flat.shape[0], dtype=bool)
+    if flat.shape[0] > 1:
+        differs = flat[1:] != flat[:-1]
+        starts[1:] = differs if differs.ndim == 1 else differs.any(axis=1)
+    return starts
+
+
+# fmt: off
+# As many values as there are runs, which differ between examples: no batched result.
+unique_consecutive_row = Op(
+    "unique_consecutive", _unique_consecutive, vjp=None, inputs=("x",), kind="reduction",
+    batch=Loops("the number of runs of equal values differs between examples"),
+    doc="The first value of each run of equal consecutive values (slices along dim).")
+# fmt: on
+
+
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False,
+                       dim=None):  # fmt: skip
+    """The first element of each run of equal consecutive elements (slices along ``dim``);
+    no gradient. With ``return_inverse`` also which run each element (slice) is in, with
+    ``return_counts`` each run's length, both int64, in a tuple as in PyTorch. NaN never
+    equals NaN, so NaNs are not merged.
 
     >>> import chainrule as cr
-    >>> cr.std_mean(cr.tensor([1.0, 3.0]))
-    (tensor(1.4142), tensor(2.))
+    >>> cr.unique_consecutive(cr.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
+    (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))
     """
-    return std(x, dim, correction=correction, keepdim=keepdim), mean(x, dim, keepdim)
-
-
-def _distance(diff, p, dim, op: str):
-    """The p-norm of ``diff`` over ``dim``; p = 0 counts the non-zero elements."""
-    if not isinstance(p, numbers.Real) or isinstance(p, bool):
-        raise DTypeError(f"{op}: p must be a number, got {p!r}")
-    if p < 0 and not (op == "dist" and p == -math.inf):  # dist's -inf: the smallest |diff|
-        extra = ", inf or -inf" if op == "dist" else " or inf"
-        raise DomainError(f"{op}: p must be >= 0{extra}, got {p!r}")
-    if p == 0:  # a count: no gradient (PyTorch's is 0)
-        return (diff != 0).to(diff.dtype).sum(dim)
-    return norm(diff, p, dim)
-
-
-def dist(x, y, p: float = 2) -> Tensor:
-    """The p-norm of x - y over all elements (broadcasting); p = 0 counts where they differ.
-
-    The gradient is 0 where x == y, as PyTorch's; p = 0 has none. p is >= 0, inf or -inf
-    (PyTorch also takes other negative p).
-
-    >>> import chainrule as cr
-    >>> cr.dist(cr.tensor([1.0, 2.0]), cr.tensor([4.0, 6.0]))
-    tensor(5.)
-    """
-    return _distance(as_tensor(x, "dist") - as_tensor(y, "dist"), p, None, "dist")
-
-
-def cdist(x1, x2, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
-    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
-    shape (..., P, R), batch dims broadcast.
-
-    Computed directly from the differences (never through matrix products, so
-    ``compute_mode`` changes nothing); the gradient is 0 at zero distance, as PyTorch's.
-
-    >>> import chainrule as cr
-    >>> cr.cdist(cr.tensor([[0.0, 0.0]]), cr.tensor([[3.0, 4.0], [0.0, 1.0]]))
-    tensor([[5., 1.]])
-    """
-    x1, x2 = as_tensor(x1, "cdist"), as_tensor(x2, "cdist")
-    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
-        raise ShapeError(
-            f"cdist: needs x1 (..., P, M) and x2 (..., R, M) with the same M, got shapes "
-            f"{fmt_shape(x1.shape)} and {fmt_shape(x2.shape)}"
-        )
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == math.inf:
-        # PyTorch's cdist gives each tied largest |x1 - x2| the whole gradient (norm and dist
-        # share it out): the largest, plus the tied ones' differences from it (0 in value).
-        size = diff.abs()
-        top = size.amax(-1, keepdim=True).detach()
-        return top.squeeze(-1) + ((size - top) * (size == top)).sum(-1)
-    return _distance(diff, p, -1, "cdist")
+    x = as_tensor(input, "unique_consecutive")
+    d = None if dim is None else check_dim(dim, x.ndim, "unique_consecutive")
+    if d is not None and x.ndim == 0:
+        raise ShapeError("unique_consecutive: a 0-d tensor has no dim; use dim=None")
+    values = unique_consecutive_row(x, dim=d)
+    if not (return_inverse or return_counts):
+        return values
+    starts = _run_starts(x.data, d)
+    inverse = np.cumsum(starts) - 1
+    extra = []
+    if return_inverse:
+        extra.append(Tensor._make(inverse.reshape(x.shape if d is None else -1).astype(np.int64)))
+    if return_counts:
+        bounds = np.append(np.flatnonzero(starts), starts.size)
+        extra.append(Tensor._make(np.diff(bounds).astype(np.int64)))
+    return (values, *extra)

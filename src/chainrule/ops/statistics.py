@@ -1,9 +1,9 @@
-"""Statistics of a tensor's values: aminmax, count_nonzero, nansum, nanmean, cov, corrcoef,
-quantile and nanquantile, renorm, unique_consecutive, and binomial samples.
+"""Statistics of a tensor's values: aminmax, count_nonzero, nansum, nanmean, var_mean and
+std_mean, cov, corrcoef, quantile and nanquantile.
 
-Most are composed from existing rows (sort, take_along_dim, lerp, norm, matmul...), so their
-gradients, forward mode and vmap follow from those rows; only counting (count_nonzero) and
-unique_consecutive, which have no gradient, are rows of their own. Differences and integrals
+Most are composed from existing rows (sort, take_along_dim, lerp, matmul...), so their
+gradients, forward mode and vmap follow from those rows; only counting (count_nonzero), which
+has no gradient, is a row of its own. Differences and integrals
 (diff, gradient, trapezoid) are in `chainrule.ops.calculus`, histograms in
 `chainrule.ops.histograms`, window functions in `chainrule.ops.windows`.
 """
@@ -15,39 +15,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import random
 from .._tensor import Tensor
-from ..dtypes import as_dtype, get_default_dtype, int64
+from ..dtypes import as_dtype, get_default_dtype
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
-from ..op import Loops, Op
-from .dims import check_dim
+from ..op import Op
+from .arguments import as_tensor, check_dim
 from .elementwise import where
 from .numeric import nan_to_zero_row
-from .reduce import _dims, amax, amin, batch_reduction
-from .scan import as_tensor
+from .reduce import _dims, amax, amin, batch_reduction, mean, std, var
 
 __all__ = [
-    "aminmax", "binomial", "corrcoef", "count_nonzero", "cov", "nanmean", "nanquantile",
-    "nansum", "quantile", "renorm", "unique_consecutive",
+    "aminmax", "corrcoef", "count_nonzero", "cov", "nanmean", "nanquantile", "nansum",
+    "quantile", "std_mean", "var_mean",
 ]  # fmt: skip
-
-
-def _unique_consecutive(x, dim):
-    """The first element (slice along ``dim``) of each run of equal ones, and where runs start."""
-    starts = _run_starts(x, dim)
-    if dim is None:
-        return x.reshape(-1)[starts]
-    return np.compress(starts, x, axis=dim)
-
-
-def _run_starts(x, dim) -> np.ndarray:
-    """True where a run of equal elements (slices) begins; NaN never equals NaN."""
-    flat = x.reshape(-1) if dim is None else np.moveaxis(x, dim, 0).reshape(x.shape[dim], -1)
-    starts = np.ones(flat.shape[0], dtype=bool)
-    if flat.shape[0] > 1:
-        differs = flat[1:] != flat[:-1]
-        starts[1:] = differs if differs.ndim == 1 else differs.any(axis=1)
-    return starts
 
 
 # fmt: off
@@ -55,11 +35,6 @@ count_nonzero_row = Op(
     "count_nonzero", lambda x, dim: np.sum(x != 0, axis=dim).astype(np.int64),
     vjp=None, inputs=("x",), kind="reduction", batch=batch_reduction,
     doc="How many elements over dim are not zero (int64).")
-# As many values as there are runs, which differ between examples: no batched result.
-unique_consecutive_row = Op(
-    "unique_consecutive", _unique_consecutive, vjp=None, inputs=("x",), kind="reduction",
-    batch=Loops("the number of runs of equal values differs between examples"),
-    doc="The first value of each run of equal consecutive values (slices along dim).")
 # fmt: on
 
 
@@ -293,87 +268,24 @@ def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 
-def renorm(input, p: float, dim: int, maxnorm: float) -> Tensor:
-    """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down
-    to norm ``maxnorm`` (by maxnorm / (norm + 1e-7), as PyTorch, so just under it).
-
-    The gradient is the scaling's, norm included, as PyTorch's.
-
-    >>> import chainrule as cr
-    >>> cr.renorm(cr.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
-    tensor([[0.6000, 0.8000],
-            [0.3000, 0.4000]])
-    """
-    x = as_tensor(input, "renorm")
-    if x.ndim < 2:
-        raise ShapeError(f"renorm: input needs at least 2 dimensions, got {fmt_shape(x.shape)}")
-    d = check_dim(dim, x.ndim, "renorm")
-    if not isinstance(p, numbers.Real) or isinstance(p, bool) or not p > 0:
-        raise DomainError(f"renorm: p must be a positive number (or inf), got {p!r}")
-    if not isinstance(maxnorm, numbers.Real) or not maxnorm >= 0:
-        raise DomainError(f"renorm: maxnorm must be >= 0, got {maxnorm!r}")
-    norm = x.norm(p, tuple(i for i in range(x.ndim) if i != d), keepdim=True)
-    return x * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+# Variances and standard deviations with the mean.
 
 
-def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False,
-                       dim=None):  # fmt: skip
-    """The first element of each run of equal consecutive elements (slices along ``dim``);
-    no gradient. With ``return_inverse`` also which run each element (slice) is in, with
-    ``return_counts`` each run's length, both int64, in a tuple as in PyTorch. NaN never
-    equals NaN, so NaNs are not merged.
+def var_mean(x, dim=None, *, correction=1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """(var, mean) over ``dim``, as `var` and `mean` give them.
 
     >>> import chainrule as cr
-    >>> cr.unique_consecutive(cr.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
-    (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))
+    >>> cr.var_mean(cr.tensor([1.0, 2.0, 4.0]))
+    (tensor(2.3333), tensor(2.3333))
     """
-    x = as_tensor(input, "unique_consecutive")
-    d = None if dim is None else check_dim(dim, x.ndim, "unique_consecutive")
-    if d is not None and x.ndim == 0:
-        raise ShapeError("unique_consecutive: a 0-d tensor has no dim; use dim=None")
-    values = unique_consecutive_row(x, dim=d)
-    if not (return_inverse or return_counts):
-        return values
-    starts = _run_starts(x.data, d)
-    inverse = np.cumsum(starts) - 1
-    extra = []
-    if return_inverse:
-        extra.append(Tensor._make(inverse.reshape(x.shape if d is None else -1).astype(np.int64)))
-    if return_counts:
-        bounds = np.append(np.flatnonzero(starts), starts.size)
-        extra.append(Tensor._make(np.diff(bounds).astype(np.int64)))
-    return (values, *extra)
+    return var(x, dim, correction=correction, keepdim=keepdim), mean(x, dim, keepdim)
 
 
-def binomial(count, prob, generator=None) -> Tensor:
-    """Samples of Binomial(``count``, ``prob``), elementwise (broadcasting), in ``count``'s
-    floating-point dtype, drawn from ``generator`` or the default one (`manual_seed`).
-
-    No gradient (PyTorch's backward raises). Unlike PyTorch, a ``prob`` outside [0, 1] or a
-    negative ``count`` is an error (PyTorch returns meaningless numbers); a fractional count
-    is truncated.
+def std_mean(x, dim=None, *, correction=1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """(std, mean) over ``dim``, as `std` and `mean` give them.
 
     >>> import chainrule as cr
-    >>> cr.binomial(cr.tensor([3.0, 0.0]), cr.tensor([1.0, 0.5]))
-    tensor([3., 0.])
+    >>> cr.std_mean(cr.tensor([1.0, 3.0]))
+    (tensor(1.4142), tensor(2.))
     """
-    n, p = as_tensor(count, "binomial"), as_tensor(prob, "binomial")
-    if n.dtype.kind != "f" or p.dtype.kind != "f":
-        raise DTypeError(
-            f"binomial: count and prob must be floating-point, got {fmt_dtype(n.dtype)} and "
-            f"{fmt_dtype(p.dtype)}"
-        )
-    if not np.all((p.data >= 0) & (p.data <= 1)):
-        raise DomainError("binomial: prob must lie in [0, 1] (and not be NaN)")
-    if not np.all(n.data >= 0):
-        raise DomainError("binomial: count must be non-negative (and not NaN)")
-    try:
-        shape = np.broadcast_shapes(n.shape, p.shape)
-    except ValueError:
-        raise ShapeError(
-            f"binomial: count of shape {fmt_shape(n.shape)} and prob of shape "
-            f"{fmt_shape(p.shape)} do not broadcast"
-        ) from None
-    rng = random.numpy_generator(generator, "binomial")
-    draws = rng.binomial(n.data.astype(int64), p.data.astype(np.float64), size=shape)
-    return Tensor._make(np.asarray(draws, dtype=n.dtype))
+    return std(x, dim, correction=correction, keepdim=keepdim), mean(x, dim, keepdim)

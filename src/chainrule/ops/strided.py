@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..dtypes import int64
 from ..errors import ShapeError, fmt_shape
 from ..op import LINEAR, Op
-from .dims import check_dim
+from .arguments import check_dim
 from .elementwise import where_row
 
 __all__ = ["diag", "diag_embed", "diagonal", "tril", "tril_indices", "triu", "triu_indices"]

@@ -6,7 +6,7 @@ The families are named like their Modules in `chainrule.nn.modules`: `activation
 ``F.linear`` are functions), `loss` (with `loss_ctc` and `loss_linear_cross_entropy`),
 `normalization`, `pixelshuffle`, `sparse` (embedding, one_hot) and `upsampling`
 (interpolate). Convolution, pooling, padding, fold/unfold and grid sampling are op rows,
-re-exported from `chainrule.ops` (its modules conv, pool, pool3d, unpool, padding, grid). The
+re-exported from `chainrule.ops` (its modules conv, pooling, padding, grid). The
 ``torch.X`` spellings with signatures of their own (``torch.dropout(input, p, train)``) are in
 `nn.functional.toplevel`.
 """
@@ -38,24 +38,22 @@ from ...ops.grid import (
     affine_grid,
     grid_sample,
 )
-from ...ops.pool3d import (
+from ...ops.pooling import (
     adaptive_avg_pool3d,
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d,
     adaptive_max_pool3d_with_indices,
     avg_pool3d,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
     lp_pool1d,
     lp_pool2d,
     lp_pool3d,
     max_pool2d_with_indices,
     max_pool3d_with_indices,
-)
-from ...ops.unpool import (
-    fractional_max_pool2d,
-    fractional_max_pool2d_with_indices,
-    fractional_max_pool3d,
-    fractional_max_pool3d_with_indices,
     max_unpool1d,
     max_unpool2d,
     max_unpool3d,

@@ -1,33 +1,29 @@
 """Pooling layers: max, average, adaptive and Lp pooling in 1-D, 2-D and 3-D, fractional max
-pooling and unpooling (the inverse of max pooling with indices). Each calls a row of
-`chainrule.ops` (pool, pool3d, unpool), where the window and tie rules are described."""
+pooling and unpooling (the inverse of max pooling with indices). Each calls a function of
+`chainrule.ops.pooling`, where the window and tie rules are described."""
 
 from __future__ import annotations
 
 from ..._tensor import Tensor
 from ...errors import DomainError
-from ...ops import (
+from ...ops.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool2d,
+    adaptive_max_pool3d,
     avg_pool1d,
     avg_pool2d,
-    max_pool1d,
-    max_pool2d,
-    max_pool3d,
-)
-from ...ops.pool3d import (
-    adaptive_avg_pool3d,
-    adaptive_max_pool3d,
     avg_pool3d,
+    fractional_max_pool2d,
+    fractional_max_pool3d,
     lp_pool1d,
     lp_pool2d,
     lp_pool3d,
-)
-from ...ops.unpool import (
-    fractional_max_pool2d,
-    fractional_max_pool3d,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
     max_unpool1d,
     max_unpool2d,
     max_unpool3d,
@@ -43,8 +39,8 @@ __all__ = [
 
 
 class MaxPool2d(Module):
-    """The maximum over each window, as ``torch.nn.MaxPool2d``; see `chainrule.ops.pool.max_pool2d`
-    for the tie rule.
+    """The maximum over each window, as ``torch.nn.MaxPool2d``; see
+    `chainrule.ops.pooling.max_pool2d` for the tie rule.
 
     >>> import chainrule
     >>> pool = MaxPool2d(2)
@@ -457,7 +453,7 @@ class _FractionalMaxPoolNd(Module):
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """Fractional max pooling of (N, C, H, W) or (C, H, W) inputs (see
-    `chainrule.ops.unpool.fractional_max_pool2d`): new window offsets every call, unless
+    `chainrule.ops.pooling.fractional_max_pool2d`): new window offsets every call, unless
     ``_random_samples`` fixes them.
 
     >>> import chainrule

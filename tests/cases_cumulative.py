@@ -1,4 +1,4 @@
-"""Cases for chainrule/ops/scan.py: each scan along a first, a last (negative) and a 0-d dim.
+"""Cases for chainrule/ops/cumulative.py: each scan along a first, a last (negative) and a 0-d dim.
 
 cummax and cummin draw distinct elements (a tie is a kink); their index rows also take ties,
 where PyTorch's choice (the later index) is deterministic.

@@ -1,10 +1,29 @@
-"""Checking dimension arguments, shared by the op families: one dim, several, and sizes."""
+"""Checking the arguments the op families share: a tensor (`as_tensor`) and its shape
+(`shape_of`), one dim, several, and sizes."""
 
 from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from .._tensor import Tensor
 from ..errors import DTypeError, OutOfRangeError, ShapeError
+
+
+def as_tensor(x, op: str) -> Tensor:
+    """``x`` as a Tensor (an array or a number becomes one without a gradient)."""
+    if isinstance(x, Tensor):
+        return x
+    try:
+        return Tensor._make(np.asarray(x))
+    except (TypeError, ValueError):
+        raise DTypeError(f"{op}: expected a tensor, got {type(x).__name__}") from None
+
+
+def shape_of(x) -> tuple:
+    """The shape of a Tensor or array (one example's inside vmap)."""
+    return tuple(x.data.shape if isinstance(x, Tensor) else np.shape(x))
 
 
 def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
