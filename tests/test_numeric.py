@@ -1,6 +1,6 @@
-"""Elementwise math beyond the basics (chainrule/ops/numeric.py) at the values the generic
-property tests do not draw: nan, inf, ties, zeros, the ends of erfinv's domain, integer and
-bool dtypes, shifts out of range; the errors; the in-place variants; the operators."""
+"""Elementwise math beyond the basics (chainrule/ops/numeric.py, and pow's zeros) at the values
+the generic property tests do not draw: nan, inf, ties, zeros, the ends of erfinv's domain,
+integer and bool dtypes, shifts out of range; the errors; the in-place variants; the operators."""
 
 import math
 
@@ -374,3 +374,65 @@ def test_where_sends_zero_not_nan_to_the_branch_not_taken_even_for_an_infinite_g
         return x.grad.tolist(), y.grad.tolist()
 
     assert grads(cr) == grads(torch) == ([math.inf, 0.0], [0.0, -math.inf])
+
+
+# pow where its base or its exponent is 0.
+
+#: Exponents at and around each zero case: 0, positive integers, positive non-integers and
+#: negative ones; bases 0 and two that are not (a negative base gives nan for non-integers).
+POW_EXPONENTS = [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, -1.0, -0.5, -2.0]
+POW_BASES = [0.0, 2.0, -2.0]
+
+
+def _pow_derivatives(lib, form, dtype, base):
+    """pow's value, its gradients, their gradients (create_graph) and its forward-mode
+    derivatives at ``base`` and each of POW_EXPONENTS, on lib, as NumPy arrays by name.
+    ``form``: "tensor ** number", "tensor ** tensor" or "number ** tensor"."""
+    dtype = getattr(lib, dtype)
+    found = {}
+
+    def record(name, values):
+        found.setdefault(name, []).extend(np.asarray(v.detach(), dtype=float) for v in values)
+
+    def derivatives(fn, inputs):
+        out = fn(*inputs)
+        first = lib.autograd.grad(out.sum(), inputs, create_graph=True)
+        record("value", [out])
+        record("first", first)
+        for g in first:  # a constant gradient (x ** 0's) has no gradient of its own
+            second = [lib.zeros_like(v) for v in inputs]
+            if g.requires_grad:
+                second = lib.autograd.grad(g.sum(), inputs, allow_unused=True)
+            record(
+                "second", [lib.zeros_like(v) if s is None else s for s, v in zip(second, inputs)]
+            )
+        for i in range(len(inputs)):  # forward mode, one input's tangent at a time
+            tangents = tuple(lib.ones_like(v) if j == i else lib.zeros_like(v)
+                             for j, v in enumerate(inputs))  # fmt: skip
+            record("jvp", [lib.func.jvp(fn, tuple(v.detach() for v in inputs), tangents)[1]])
+
+    if form == "tensor ** number":
+        for e in POW_EXPONENTS:
+            x = lib.tensor([base], dtype=dtype, requires_grad=True)
+            derivatives(lambda x, e=e: x**e, (x,))
+    else:
+        y = lib.tensor(POW_EXPONENTS, dtype=dtype, requires_grad=True)
+        if form == "number ** tensor":
+            derivatives(lambda y: base**y, (y,))
+        else:
+            x = lib.full((len(POW_EXPONENTS),), base, dtype=dtype, requires_grad=True)
+            derivatives(lambda x, y: x**y, (x, y))
+    return found
+
+
+@pytest.mark.parametrize("base", POW_BASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("form", ["tensor ** number", "tensor ** tensor", "number ** tensor"])
+def test_pow_and_its_derivatives_at_a_zero_base_or_exponent_match_pytorch(form, dtype, base, torch):
+    ours = _pow_derivatives(cr, form, dtype, base)
+    theirs = _pow_derivatives(torch, form, dtype, base)
+    assert ours.keys() == theirs.keys()
+    for name in theirs:
+        assert len(ours[name]) == len(theirs[name]), name
+        for i, (a, b) in enumerate(zip(ours[name], theirs[name])):
+            np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name} {i}")
