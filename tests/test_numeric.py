@@ -3,6 +3,7 @@ the generic property tests do not draw: nan, inf, ties, zeros, the ends of erfin
 integer and bool dtypes, shifts out of range; the errors; the in-place variants; the operators."""
 
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -267,15 +268,81 @@ def test_shifts_out_of_range_match_pytorch(dtype, torch):
     assert_same(3 << s.clamp(0, 3), 3 << ts.clamp(0, 3))
 
 
-def test_bitwise_ops_refuse_floats_and_shifts_refuse_bools():
-    with pytest.raises(
-        DTypeError, match=r"bitwise_and: takes integer or bool tensors, got float32"
-    ):
-        cr.bitwise_and(cr.tensor([1.0]), cr.tensor([1]))
-    with pytest.raises(DTypeError, match=r"bitwise_not: takes integer or bool tensors"):
-        cr.tensor([1.0]).bitwise_not()
-    with pytest.raises(DTypeError, match=r"bitwise_left_shift: takes integer tensors, got bool"):
-        cr.tensor([True]) << 1
+def _same_or_refused_alike(program, torch):
+    """program(lib) on both libraries: the same dtype and values, or both refuse it, with
+    chainrule's error an instance of PyTorch's class (a ChainruleError naming the op)."""
+    try:
+        theirs = program(torch)
+    except Exception as refusal:  # noqa: BLE001  (PyTorch's class is what is compared)
+        with pytest.raises(type(refusal)) as ours:
+            program(cr)
+        assert isinstance(ours.value, cr.ChainruleError), ours.value
+        return ours.value
+    assert_same(program(cr), theirs)
+    return None
+
+
+BITWISE = {"&": operator.and_, "|": operator.or_, "^": operator.xor,
+           "<<": operator.lshift, ">>": operator.rshift}  # fmt: skip
+
+
+@pytest.mark.parametrize("symbol", list(BITWISE))
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8", "bool"])
+def test_bitwise_operators_with_a_python_number_on_either_side_match_pytorch(symbol, dtype, torch):
+    apply = BITWISE[symbol]
+    values = [True, False, True, False] if dtype == "bool" else [3, 0, 1, 6]
+    numbers = [1, 5, 0, True, False] + ([-1, -8] if dtype not in ("uint8", "bool") else [])
+    for number in numbers:
+        for program in (
+            lambda lib, n=number: apply(n, lib.tensor(values, dtype=getattr(lib, dtype))),
+            lambda lib, n=number: apply(lib.tensor(values, dtype=getattr(lib, dtype)), n),
+        ):
+            _same_or_refused_alike(program, torch)
+
+
+def test_bitwise_operators_between_bool_and_integer_tensors_compute_in_integers(torch):
+    for apply in BITWISE.values():
+        for left, right in (("bool", "int64"), ("int64", "bool"), ("bool", "bool")):
+
+            def program(lib, apply=apply, left=left, right=right):
+                x = lib.tensor([True, False, True], dtype=getattr(lib, left))
+                return apply(x, lib.tensor([3, 1, 0], dtype=getattr(lib, right)))
+
+            _same_or_refused_alike(program, torch)
+
+
+def test_in_place_operators_write_into_the_tensor_as_pytorch(torch):
+    for symbol in ("&=", "|=", "^=", "<<=", ">>=", "**=", "%=", "//="):
+        results = []
+        for lib in (cr, torch):
+            x = lib.tensor([6, 7, 12])
+            alias = x
+            exec(f"x {symbol} 3", {}, {"x": x})  # the statement, not the operator function
+            results.append(alias)
+        assert_same(*results)
+
+
+def test_bitwise_ops_refuse_floats_and_shifts_refuse_bools_as_pytorch(torch):
+    refusals = {
+        "bitwise_and: takes integer or bool tensors, got float32 and int64":
+            lambda lib: lib.bitwise_and(lib.tensor([1.0]), lib.tensor([1])),
+        "bitwise_and: takes integer or bool tensors, got int and float32":
+            lambda lib: 1 & lib.tensor([1.0]),
+        "bitwise_or: takes integer or bool tensors, got int64 and float":
+            lambda lib: lib.tensor([1]) | 2.5,
+        "bitwise_xor: takes integer or bool tensors, got bool and float32":
+            lambda lib: True ^ lib.tensor([1.0]),
+        "bitwise_not: takes integer or bool tensors, got float32":
+            lambda lib: ~lib.tensor([1.0]),
+        "bitwise_left_shift: takes integer tensors, got bool and bool":
+            lambda lib: lib.tensor([True]) << True,
+        "bitwise_right_shift: takes integer tensors, got int and float32":
+            lambda lib: 1 >> lib.tensor([2.0]),
+    }  # fmt: skip
+    for message, program in refusals.items():
+        error = _same_or_refused_alike(program, torch)
+        assert isinstance(error, NotImplementedError) and isinstance(error, DTypeError)
+        assert str(error) == message
 
 
 # Predicates and comparisons.

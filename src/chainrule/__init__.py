@@ -83,6 +83,7 @@ from .errors import (
     CompileError,
     DomainError,
     DTypeError,
+    DTypeNotImplementedError,
     GraphError,
     OutOfRangeError,
     ShapeError,
@@ -139,6 +140,7 @@ newaxis = None
 
 __all__ = [
     "LINEAR", "MLP", "ChainruleError", "CompileError", "DTypeError", "DomainError", "Dual",
+    "DTypeNotImplementedError",
     "Function", "GraphError", "Layer", "Neuron", "Op", "OutOfRangeError", "Report", "ShapeError",
     "Tensor", "Value", "arange",
     "autograd", "bool_", "checkpoint", "checkpoint_sequential", "count_ops", "profile", "func",

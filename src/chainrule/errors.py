@@ -28,6 +28,12 @@ class DTypeError(ChainruleError, TypeError, RuntimeError):
     """An operand has a type or dtype the op cannot take."""
 
 
+class DTypeNotImplementedError(DTypeError, NotImplementedError):
+    """The op has no version for the dtype it would compute in: bitwise ops of floats, shifts
+    of bools, rounding of bools. PyTorch's kernels raise NotImplementedError there ("bitwise_and
+    not implemented for 'Float'"), so this is one too (and a DTypeError)."""
+
+
 class OutOfRangeError(ChainruleError, IndexError, ValueError):
     """An index, a dimension number or a class label lies outside its range (PyTorch raises
     IndexError; a ValueError too, as chainrule's shape and domain errors are)."""

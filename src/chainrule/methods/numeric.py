@@ -70,6 +70,12 @@ class NumericMethods:
     def __rfloordiv__(self, other):  # other // self
         return ops.floor_divide(other, self)
 
+    def __imod__(self, other):
+        return self._inplace(ops.remainder, other, "remainder_")
+
+    def __ifloordiv__(self, other):
+        return self._inplace(ops.floor_divide, other, "floor_divide_")
+
     def lerp(self, end, weight):
         """self + weight * (end - self); weight is a number or a tensor."""
         return ops.lerp(self, end, weight)
@@ -178,10 +184,11 @@ class NumericMethods:
         """Whether exactly one of self and other is true (non-zero), elementwise."""
         return ops.logical_xor(self, other)
 
-    def __xor__(self, other):  # bitwise for integer tensors, logical otherwise (as & and |)
-        if self.dtype.kind in "iu":
-            return ops.bitwise_xor(self, other)
-        return ops.logical_xor(self, other)
+    def __xor__(self, other):  # bitwise, as & and | (logical on bool tensors)
+        return ops.bitwise_xor(self, other)
+
+    def __rxor__(self, other):  # other ^ self
+        return ops.bitwise_xor(other, self)
 
     def __lshift__(self, other):
         return ops.bitwise_left_shift(self, other)
@@ -194,6 +201,15 @@ class NumericMethods:
 
     def __rrshift__(self, other):  # other >> self
         return ops.bitwise_right_shift(other, self)
+
+    def __ixor__(self, other):
+        return self._inplace(ops.bitwise_xor, other, "bitwise_xor_")
+
+    def __ilshift__(self, other):
+        return self._inplace(ops.bitwise_left_shift, other, "bitwise_left_shift_")
+
+    def __irshift__(self, other):
+        return self._inplace(ops.bitwise_right_shift, other, "bitwise_right_shift_")
 
     # Comparisons giving Python bools.
 
