@@ -84,6 +84,7 @@ from .errors import (
     DomainError,
     DTypeError,
     DTypeNotImplementedError,
+    EmptyReductionError,
     GraphError,
     OutOfRangeError,
     ShapeError,
@@ -140,7 +141,7 @@ newaxis = None
 
 __all__ = [
     "LINEAR", "MLP", "ChainruleError", "CompileError", "DTypeError", "DomainError", "Dual",
-    "DTypeNotImplementedError",
+    "DTypeNotImplementedError", "EmptyReductionError",
     "Function", "GraphError", "Layer", "Neuron", "Op", "OutOfRangeError", "Report", "ShapeError",
     "Tensor", "Value", "arange",
     "autograd", "bool_", "checkpoint", "checkpoint_sequential", "count_ops", "profile", "func",

@@ -20,6 +20,12 @@ class ShapeError(ChainruleError, ValueError, RuntimeError):
     around a PyTorch program's shape mistakes keeps working)."""
 
 
+class EmptyReductionError(ShapeError, IndexError):
+    """A reduction that picks an element (max, argmax) asked to reduce a dimension of size 0.
+    PyTorch raises IndexError ("Expected reduction dim 0 to have non-zero size"), or a
+    RuntimeError without a dim, so this is both, and a ShapeError."""
+
+
 class DomainError(ChainruleError, ValueError, RuntimeError):
     """An input lies outside the op's domain (log of 0, sqrt of a negative number...)."""
 

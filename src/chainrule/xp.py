@@ -51,10 +51,6 @@ def _sum(x, dim=None, keepdim=False):
     return x.sum(axis=dim, keepdims=keepdim)  # the method: np.sum adds a Python layer
 
 
-def _mean(x, dim=None, keepdim=False):
-    return np.mean(x, axis=dim, keepdims=keepdim)
-
-
 #: Up to this many elements, `expand` on an array copies: ``np.broadcast_to``'s view costs
 #: about 2 µs of Python, more than filling a small array.
 SMALL_EXPAND = 4096
@@ -106,7 +102,6 @@ unsqueeze = _either("unsqueeze", _unsqueeze)
 transpose = _either("transpose", _transpose)
 permute = _either("permute", _permute)
 sum = _either("sum", _sum)
-mean = _either("mean", _mean)
 cast = _either("cast", lambda x, dtype: x.astype(dtype))
 einsum = _either("einsum", lambda *args: np.einsum(*args, optimize=True))
 erf = _either("erf", _erf)
