@@ -7,6 +7,7 @@ is in `chainrule.autograd`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -16,6 +17,7 @@ from ._tensor import Tensor
 from .dtypes import get_default_dtype
 from .errors import ChainruleError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
+from .numpy_warnings import FILTER, keep_first
 from .op import LINEAR, NOT_COUNTED, PASS, Op
 from .signatures import TRANSLATED, translate
 from .tensor_base import ViewOf, current_view
@@ -78,6 +80,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         bit <<= 1
 
     # The forward, with NumPy's failures turned into errors that name the op.
+    if not (filters := warnings.filters) or filters[0] is not FILTER:
+        keep_first()  # NumPy's RuntimeWarnings stay silent, as PyTorch (chainrule.numpy_warnings)
     if op.check is not None:
         op.check(*arrays, **params)
     residuals = None
