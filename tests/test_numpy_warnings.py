@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
+from chainrule.numpy_warnings import FILTER
 
 
 def _log_of_tril(lib):
@@ -98,13 +99,7 @@ def test_the_filter_comes_back_first_after_the_user_changes_the_filters():
         with warnings.catch_warnings():
             change()
             assert cr.log(cr.zeros(1)).item() == -np.inf  # the op puts it first again
-            assert warnings.filters[0] == (
-                "ignore",
-                None,
-                RuntimeWarning,
-                warnings.filters[0][3],
-                0,
-            )
+            assert warnings.filters[0] is FILTER
 
 
 def test_the_users_own_numpy_code_still_warns():
@@ -115,6 +110,12 @@ def test_the_users_own_numpy_code_still_warns():
     with pytest.warns(RuntimeWarning, match="divide by zero"):
         np.log(np.zeros(1))
     assert np.geterr()["divide"] == "warn"
+
+
+def test_a_runtime_warning_chainrule_raises_on_purpose_still_shows():
+    cr.log(cr.zeros(1))  # the filter first
+    with pytest.warns(RuntimeWarning, match="on purpose"):
+        warnings.warn_explicit("on purpose", RuntimeWarning, "ops.py", 1, "chainrule.ops.x")
 
 
 def test_importing_chainrule_changes_no_filter_and_no_numpy_setting():
