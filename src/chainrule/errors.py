@@ -40,9 +40,10 @@ class DTypeNotImplementedError(DTypeError, NotImplementedError):
     not implemented for 'Float'"), so this is one too (and a DTypeError)."""
 
 
-class OutOfRangeError(ChainruleError, IndexError, ValueError):
+class OutOfRangeError(ChainruleError, IndexError, ValueError, RuntimeError):
     """An index, a dimension number or a class label lies outside its range (PyTorch raises
-    IndexError; a ValueError too, as chainrule's shape and domain errors are)."""
+    IndexError, and RuntimeError for an index out of range in gather and scatter; a
+    ValueError too, as chainrule's shape and domain errors are)."""
 
 
 class GraphError(ChainruleError, RuntimeError):
