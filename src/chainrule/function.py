@@ -7,7 +7,6 @@ is in `chainrule.autograd`.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -17,7 +16,7 @@ from ._tensor import Tensor
 from .dtypes import get_default_dtype
 from .errors import ChainruleError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, edge_of, state
-from .numpy_warnings import FILTER, keep_first
+from .numpy_warnings import rerun_quietly
 from .op import LINEAR, NOT_COUNTED, PASS, Op
 from .signatures import TRANSLATED, translate
 from .tensor_base import ViewOf, current_view
@@ -80,8 +79,6 @@ def apply_op(op: Op, *args, **params) -> Tensor:
         bit <<= 1
 
     # The forward, with NumPy's failures turned into errors that name the op.
-    if not (filters := warnings.filters) or filters[0] is not FILTER:
-        keep_first()  # NumPy's RuntimeWarnings stay silent, as PyTorch (chainrule.numpy_warnings)
     if op.check is not None:
         op.check(*arrays, **params)
     residuals = None
@@ -92,6 +89,8 @@ def apply_op(op: Op, *args, **params) -> Tensor:
             out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except (ValueError, IndexError, TypeError) as exc:
         raise _explain(op, arrays, exc) from None
+    except RuntimeWarning:  # a filter made NumPy's warning an error; PyTorch warns of none
+        out, residuals = rerun_quietly(op, arrays, params, needs_grad and state.grad_enabled)
     if type(out) is not _ndarray and not isinstance(out, _ndarray):
         out = np.asarray(out)
     # A float result whose dtype is not the first operand's: NumPy's promotion, which may not
