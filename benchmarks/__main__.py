@@ -20,10 +20,16 @@ def _blas_threads(argv: list[str]) -> str:
     return "1"
 
 
-_threads = _blas_threads(sys.argv[1:])
-for _var in BLAS_ENV:
-    os.environ[_var] = _threads
+def start(argv: list[str], prog: str = "python -m benchmarks") -> int:
+    """Pin BLAS threads to ``argv``'s --blas-threads, then run the suite on ``argv``; ``prog``
+    names the command in its usage lines (``chainrule bench`` starts it as itself)."""
+    threads = _blas_threads(argv)
+    for var in BLAS_ENV:
+        os.environ[var] = threads
+    from .cli import main  # NumPy loads here, after the variables are set
 
-from .cli import main  # noqa: E402  (NumPy loads here, after the variables are set)
+    return main(argv, prog)
 
-sys.exit(main())
+
+if __name__ == "__main__":
+    sys.exit(start(sys.argv[1:]))

@@ -17,12 +17,14 @@ from .suite import Row, check_targets, run_workload
 from .workloads import all_workloads, select
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line; `benchmarks.__main__` reads --blas-threads before NumPy loads."""
+def parser(prog: str = "python -m benchmarks") -> argparse.ArgumentParser:
+    """The command line, named ``prog`` in usage lines; `benchmarks.__main__` reads
+    --blas-threads before NumPy loads."""
     p = argparse.ArgumentParser(
-        prog="python -m benchmarks",
-        description="chainrule against PyTorch, HIPS autograd, MyGrad, micrograd and "
-        "hand-written floors; every implementation is checked to agree before it is timed.",
+        prog=prog,
+        description="Time chainrule against PyTorch, HIPS autograd, MyGrad, micrograd and NumPy.",
+        epilog="Every implementation is checked to agree before it is timed; "
+        "docs/guides/benchmarks.md says what each workload measures.",
     )
     p.add_argument("--quick", action="store_true", help="tiny sizes, one repeat (for CI)")
     p.add_argument("--only", metavar="KEYS", help="comma-separated workloads, e.g. W1,W2,W6")
@@ -65,9 +67,9 @@ def run(workloads, quick: bool, log=None) -> tuple[list[Row], list[dict]]:
     return rows, targets
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m benchmarks") -> int:
     """Run the suite; print the table; write files when asked. Returns the exit status."""
-    args = parser().parse_args(argv)
+    args = parser(prog).parse_args(argv)
     # malloc keeps freed blocks for every library in the process, as under `chainrule run`.
     allocator.keep_freed_memory()
     try:

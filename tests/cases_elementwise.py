@@ -17,7 +17,9 @@ CASES = {
     "mul[self]": Case(lambda x: x * x),
     "div": Case(lambda x, y: x / y, pair, (reals(), away_from_zero())),
     "reciprocal[number_over]": Case(lambda x: 2 / x, domain=(away_from_zero(),)),  # 2 * (1 / x)
-    "pow": Case(lambda x, y: x**y, pair, (positive(), reals())),
+    # The exponent keeps off 0: there PyTorch's gradient to x is 0 by a where, so its second
+    # derivative in y is 0, not the limit (test_numeric.py compares pow's zeros with PyTorch).
+    "pow": Case(lambda x, y: x**y, pair, (positive(), away_from_zero())),
     "pow[scalar]": Case(lambda x: x**3),
     "pow[base]": Case(lambda x: 2**x),
     "neg": Case(lambda x: -x),

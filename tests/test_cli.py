@@ -91,3 +91,43 @@ def test_bench_without_a_source_checkout_says_where_the_suite_lives(monkeypatch,
     monkeypatch.setattr(cli, "SOURCE_ROOT", tmp_path)
     assert main(["bench"]) == 1
     assert "runs from a source checkout" in capsys.readouterr().err
+
+
+def test_version_prints_the_version(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"chainrule {chainrule.__version__}\n"
+
+
+def test_run_without_a_script_names_only_the_script_as_required(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["run"])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        err.splitlines()[-1] == "chainrule run: error: the following arguments are required: script"
+    )
+
+
+def _description(help_text: str) -> list[str]:
+    """The paragraph after the usage lines of an argparse help text."""
+    paragraphs = help_text.strip().split("\n\n")
+    assert paragraphs[0].startswith("usage: "), paragraphs[0]
+    return paragraphs[1].splitlines()
+
+
+def test_every_command_help_opens_with_a_one_line_description(capfd):
+    from chainrule.apps.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert set(commands) == {"train", "serve", "bench", "run", "milestones"}
+    for name, parser in commands.items():
+        if name == "bench":  # the suite's own parser, in a new process
+            assert main(["bench", "--help"]) == 0
+            text = capfd.readouterr().out
+        else:
+            text = parser.format_help()
+        assert text.startswith(f"usage: chainrule {name} "), text
+        (line,) = _description(text)
+        assert line[0].isupper() and line.endswith("."), line

@@ -15,8 +15,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: place here, which is the moment to ask what it stands on.
 ORDER = [
     # What everything stands on: errors, the op declaration language, the graph's nodes.
-    "allocator", "errors", "signatures", "counting", "observe", "special", "kernels",
-    "tensor_rules", "graph", "dtypes", "settings",
+    "allocator", "errors", "numpy_warnings", "signatures", "counting", "observe", "special",
+    "kernels", "tensor_rules", "graph", "dtypes", "settings",
     # The scalar engine, on floats.
     "scalar.rules", "scalar.value", "scalar.dual", "scalar.nn", "scalar",
     # The tensor engine: the tensor, the backward pass, running rows, then the rows.

@@ -1,8 +1,9 @@
-"""Elementwise math beyond the basics (chainrule/ops/numeric.py) at the values the generic
-property tests do not draw: nan, inf, ties, zeros, the ends of erfinv's domain, integer and
-bool dtypes, shifts out of range; the errors; the in-place variants; the operators."""
+"""Elementwise math beyond the basics (chainrule/ops/numeric.py, and pow's zeros) at the values
+the generic property tests do not draw: nan, inf, ties, zeros, the ends of erfinv's domain,
+integer and bool dtypes, shifts out of range; the errors; the in-place variants; the operators."""
 
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -267,15 +268,81 @@ def test_shifts_out_of_range_match_pytorch(dtype, torch):
     assert_same(3 << s.clamp(0, 3), 3 << ts.clamp(0, 3))
 
 
-def test_bitwise_ops_refuse_floats_and_shifts_refuse_bools():
-    with pytest.raises(
-        DTypeError, match=r"bitwise_and: takes integer or bool tensors, got float32"
-    ):
-        cr.bitwise_and(cr.tensor([1.0]), cr.tensor([1]))
-    with pytest.raises(DTypeError, match=r"bitwise_not: takes integer or bool tensors"):
-        cr.tensor([1.0]).bitwise_not()
-    with pytest.raises(DTypeError, match=r"bitwise_left_shift: takes integer tensors, got bool"):
-        cr.tensor([True]) << 1
+def _same_or_refused_alike(program, torch):
+    """program(lib) on both libraries: the same dtype and values, or both refuse it, with
+    chainrule's error an instance of PyTorch's class (a ChainruleError naming the op)."""
+    try:
+        theirs = program(torch)
+    except Exception as refusal:  # noqa: BLE001  (PyTorch's class is what is compared)
+        with pytest.raises(type(refusal)) as ours:
+            program(cr)
+        assert isinstance(ours.value, cr.ChainruleError), ours.value
+        return ours.value
+    assert_same(program(cr), theirs)
+    return None
+
+
+BITWISE = {"&": operator.and_, "|": operator.or_, "^": operator.xor,
+           "<<": operator.lshift, ">>": operator.rshift}  # fmt: skip
+
+
+@pytest.mark.parametrize("symbol", list(BITWISE))
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8", "bool"])
+def test_bitwise_operators_with_a_python_number_on_either_side_match_pytorch(symbol, dtype, torch):
+    apply = BITWISE[symbol]
+    values = [True, False, True, False] if dtype == "bool" else [3, 0, 1, 6]
+    numbers = [1, 5, 0, True, False] + ([-1, -8] if dtype not in ("uint8", "bool") else [])
+    for number in numbers:
+        for program in (
+            lambda lib, n=number: apply(n, lib.tensor(values, dtype=getattr(lib, dtype))),
+            lambda lib, n=number: apply(lib.tensor(values, dtype=getattr(lib, dtype)), n),
+        ):
+            _same_or_refused_alike(program, torch)
+
+
+def test_bitwise_operators_between_bool_and_integer_tensors_compute_in_integers(torch):
+    for apply in BITWISE.values():
+        for left, right in (("bool", "int64"), ("int64", "bool"), ("bool", "bool")):
+
+            def program(lib, apply=apply, left=left, right=right):
+                x = lib.tensor([True, False, True], dtype=getattr(lib, left))
+                return apply(x, lib.tensor([3, 1, 0], dtype=getattr(lib, right)))
+
+            _same_or_refused_alike(program, torch)
+
+
+def test_in_place_operators_write_into_the_tensor_as_pytorch(torch):
+    for symbol in ("&=", "|=", "^=", "<<=", ">>=", "**=", "%=", "//="):
+        results = []
+        for lib in (cr, torch):
+            x = lib.tensor([6, 7, 12])
+            alias = x
+            exec(f"x {symbol} 3", {}, {"x": x})  # the statement, not the operator function
+            results.append(alias)
+        assert_same(*results)
+
+
+def test_bitwise_ops_refuse_floats_and_shifts_refuse_bools_as_pytorch(torch):
+    refusals = {
+        "bitwise_and: takes integer or bool tensors, got float32 and int64":
+            lambda lib: lib.bitwise_and(lib.tensor([1.0]), lib.tensor([1])),
+        "bitwise_and: takes integer or bool tensors, got int and float32":
+            lambda lib: 1 & lib.tensor([1.0]),
+        "bitwise_or: takes integer or bool tensors, got int64 and float":
+            lambda lib: lib.tensor([1]) | 2.5,
+        "bitwise_xor: takes integer or bool tensors, got bool and float32":
+            lambda lib: True ^ lib.tensor([1.0]),
+        "bitwise_not: takes integer or bool tensors, got float32":
+            lambda lib: ~lib.tensor([1.0]),
+        "bitwise_left_shift: takes integer tensors, got bool and bool":
+            lambda lib: lib.tensor([True]) << True,
+        "bitwise_right_shift: takes integer tensors, got int and float32":
+            lambda lib: 1 >> lib.tensor([2.0]),
+    }  # fmt: skip
+    for message, program in refusals.items():
+        error = _same_or_refused_alike(program, torch)
+        assert isinstance(error, NotImplementedError) and isinstance(error, DTypeError)
+        assert str(error) == message
 
 
 # Predicates and comparisons.
@@ -374,3 +441,65 @@ def test_where_sends_zero_not_nan_to_the_branch_not_taken_even_for_an_infinite_g
         return x.grad.tolist(), y.grad.tolist()
 
     assert grads(cr) == grads(torch) == ([math.inf, 0.0], [0.0, -math.inf])
+
+
+# pow where its base or its exponent is 0.
+
+#: Exponents at and around each zero case: 0, positive integers, positive non-integers and
+#: negative ones; bases 0 and two that are not (a negative base gives nan for non-integers).
+POW_EXPONENTS = [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, -1.0, -0.5, -2.0]
+POW_BASES = [0.0, 2.0, -2.0]
+
+
+def _pow_derivatives(lib, form, dtype, base):
+    """pow's value, its gradients, their gradients (create_graph) and its forward-mode
+    derivatives at ``base`` and each of POW_EXPONENTS, on lib, as NumPy arrays by name.
+    ``form``: "tensor ** number", "tensor ** tensor" or "number ** tensor"."""
+    dtype = getattr(lib, dtype)
+    found = {}
+
+    def record(name, values):
+        found.setdefault(name, []).extend(np.asarray(v.detach(), dtype=float) for v in values)
+
+    def derivatives(fn, inputs):
+        out = fn(*inputs)
+        first = lib.autograd.grad(out.sum(), inputs, create_graph=True)
+        record("value", [out])
+        record("first", first)
+        for g in first:  # a constant gradient (x ** 0's) has no gradient of its own
+            second = [lib.zeros_like(v) for v in inputs]
+            if g.requires_grad:
+                second = lib.autograd.grad(g.sum(), inputs, allow_unused=True)
+            record(
+                "second", [lib.zeros_like(v) if s is None else s for s, v in zip(second, inputs)]
+            )
+        for i in range(len(inputs)):  # forward mode, one input's tangent at a time
+            tangents = tuple(lib.ones_like(v) if j == i else lib.zeros_like(v)
+                             for j, v in enumerate(inputs))  # fmt: skip
+            record("jvp", [lib.func.jvp(fn, tuple(v.detach() for v in inputs), tangents)[1]])
+
+    if form == "tensor ** number":
+        for e in POW_EXPONENTS:
+            x = lib.tensor([base], dtype=dtype, requires_grad=True)
+            derivatives(lambda x, e=e: x**e, (x,))
+    else:
+        y = lib.tensor(POW_EXPONENTS, dtype=dtype, requires_grad=True)
+        if form == "number ** tensor":
+            derivatives(lambda y: base**y, (y,))
+        else:
+            x = lib.full((len(POW_EXPONENTS),), base, dtype=dtype, requires_grad=True)
+            derivatives(lambda x, y: x**y, (x, y))
+    return found
+
+
+@pytest.mark.parametrize("base", POW_BASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("form", ["tensor ** number", "tensor ** tensor", "number ** tensor"])
+def test_pow_and_its_derivatives_at_a_zero_base_or_exponent_match_pytorch(form, dtype, base, torch):
+    ours = _pow_derivatives(cr, form, dtype, base)
+    theirs = _pow_derivatives(torch, form, dtype, base)
+    assert ours.keys() == theirs.keys()
+    for name in theirs:
+        assert len(ours[name]) == len(theirs[name]), name
+        for i, (a, b) in enumerate(zip(ours[name], theirs[name])):
+            np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name} {i}")

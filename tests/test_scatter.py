@@ -2,6 +2,8 @@
 windows, triangles, memory layout and joining: the behaviour the generic op properties do
 not reach (errors, in-place and view semantics, zeros in prod, integer dtypes, layouts)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -54,7 +56,7 @@ def test_scatter_reduce_ties_share_the_gradient_as_in_pytorch(torch, reduce):
 
 
 def test_scatter_reads_only_the_corner_of_a_larger_src():
-    x = chainrule.zeros(2, 3, requires_grad=True)
+    x = chainrule.zeros(2, 3, dtype=chainrule.float64, requires_grad=True)
     src = chainrule.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
     out = x.scatter(1, chainrule.tensor([[2, 0], [1, 2]]), src)
     assert out.tolist() == [[1.0, 0.0, 0.0], [0.0, 4.0, 5.0]]
@@ -236,7 +238,7 @@ def test_masked_fill_in_place_keeps_the_shape_of_self():
          r"scatter_add: index of shape \(1, 4\) is larger than src of shape \(2, 3\)"),
         (lambda x: x.scatter(0, chainrule.tensor([[0]]), x, value=1.0), DTypeError,
          r"scatter: give exactly one of src"),
-        (lambda x: x.scatter_reduce(0, chainrule.tensor([[0]]), x, "max"), DomainError,
+        (lambda x: x.scatter_reduce(0, chainrule.tensor([[0]]), x, "maximum"), DomainError,
          r"scatter_reduce: reduce must be one of \('sum', 'prod', 'mean', 'amax', 'amin'\)"),
         (lambda x: x.index_add(0, chainrule.tensor([0]), chainrule.ones(2, 3)), ShapeError,
          r"index_add: source of shape \(2, 3\) does not fit: .* it must be \(1, 3\)"),
@@ -286,6 +288,117 @@ def test_masked_fill_in_place_keeps_the_shape_of_self():
 def test_bad_arguments_raise_clear_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(chainrule.zeros(2, 3))
+
+
+def _index(lib, values, dtype="int64"):
+    return lib.tensor(values, dtype=getattr(lib, dtype))
+
+
+#: Bad arguments to the scatter family (and the index_* writes and gather, which share its
+#: checks), each run as ``program(lib)`` on both libraries, with what chainrule's message says.
+SCATTER_MISUSES = {
+    "unknown reduce": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0, 1]), L.ones(2), "median"),
+        r"scatter_reduce: reduce must be one of \('sum', 'prod', 'mean', 'amax', 'amin'\), "
+        r"got 'median'"),
+    "reduce not a string": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0, 1]), L.ones(2), None),
+        r"scatter_reduce: reduce must be a string, got NoneType"),
+    "include_self not a bool": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0]), L.ones(1), "sum", include_self=1),
+        r"scatter_reduce: include_self must be a bool, got int"),
+    "int16 index": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0, 1], "int16"), L.ones(2), "sum"),
+        r"scatter_reduce: index must be an int64 or int32 tensor, got int16"),
+    "uint8 index": (
+        lambda L: L.zeros(3).scatter_add(0, _index(L, [0, 1], "uint8"), L.ones(2)),
+        r"scatter_add: index must be an int64 or int32 tensor, got uint8"),
+    "float index": (
+        lambda L: L.zeros(3).scatter_reduce(0, L.tensor([0.0, 1.0]), L.ones(2), "amax"),
+        r"scatter_reduce: index must be an integer tensor, got float32"),
+    "index larger than src": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0, 1, 2]), L.ones(2), "sum"),
+        r"scatter_reduce: index of shape \(3,\) is larger than src of shape \(2,\)"),
+    "index larger than input": (
+        lambda L: L.zeros(3, 2).scatter_reduce(0, _index(L, [[0, 0, 0]]), L.ones(1, 3), "sum"),
+        r"scatter_reduce: index of shape \(1, 3\) is larger than the input of shape \(3, 2\) "
+        r"in dim 1"),
+    "index with fewer dims": (
+        lambda L: L.zeros(3, 2).scatter_reduce(0, _index(L, [0, 1]), L.ones(2), "prod"),
+        r"scatter_reduce: index of shape \(2,\) must have as many dimensions as the input of "
+        r"shape \(3, 2\)"),
+    "dim out of range": (
+        lambda L: L.zeros(3).scatter_reduce(1, _index(L, [0, 1]), L.ones(2), "sum"),
+        r"scatter_reduce: dim 1 is out of range"),
+    "src of another dtype": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0, 1]), L.ones(2, dtype=L.float64),
+                                            "sum"),
+        r"scatter_reduce: src must have the input's dtype, got src float64 and input float32"),
+    "src of integers": (
+        lambda L: L.zeros(3).scatter_add(0, _index(L, [0, 1]), _index(L, [1, 2])),
+        r"scatter_add: src must have the input's dtype, got src int64 and input float32"),
+    "scatter src of another dtype": (
+        lambda L: L.zeros(3).scatter(0, _index(L, [0, 1]), L.ones(2, dtype=L.float64)),
+        r"scatter: src must have the input's dtype"),
+    "index out of range": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [0, 5]), L.ones(2), "mean"),
+        r"scatter_reduce: index 5 is out of range for dim 0 with size 3"),
+    "negative index": (
+        lambda L: L.zeros(3).scatter_reduce(0, _index(L, [-1, 0]), L.ones(2), "sum",
+                                            include_self=False),
+        r"scatter_reduce: index -1 is out of range for dim 0 with size 3"),
+    "gather int8 index": (
+        lambda L: L.zeros(3).gather(0, _index(L, [0], "int8")),
+        r"gather: index must be an int64 or int32 tensor, got int8"),
+    "index_select int16 index": (
+        lambda L: L.zeros(3).index_select(0, _index(L, [0], "int16")),
+        r"index_select: index must be an int64 or int32 tensor, got int16"),
+    "index_add source of another dtype": (
+        lambda L: L.zeros(3).index_add(0, _index(L, [0, 1]), L.ones(2, dtype=L.float64)),
+        r"index_add: source must have the input's dtype, got source float64 and input float32"),
+    "index_copy int32 index": (
+        lambda L: L.zeros(3).index_copy(0, _index(L, [0, 1], "int32"), L.ones(2)),
+        r"index_copy: index must be an int64 tensor, got int32"),
+    "index_reduce source of another dtype": (
+        lambda L: L.zeros(3).index_reduce(0, _index(L, [0, 1]), L.ones(2, dtype=L.float64),
+                                          "prod"),
+        r"index_reduce: source must have the input's dtype"),
+    "index_reduce uint8 index": (
+        lambda L: L.zeros(3).index_reduce(0, _index(L, [0, 1], "uint8"), L.ones(2), "amax"),
+        r"index_reduce: index must be an int64 or int32 tensor, got uint8"),
+    "take_along_dim int32 indices": (
+        lambda L: L.take_along_dim(L.zeros(3), _index(L, [0], "int32"), 0),
+        r"take_along_dim: index must be an int64 tensor, got int32"),
+    "in place, src of another dtype": (
+        lambda L: L.zeros(3).scatter_reduce_(0, _index(L, [0]), L.ones(1, dtype=L.float64),
+                                             "sum"),
+        r"scatter_reduce: src must have the input's dtype"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SCATTER_MISUSES))
+def test_scatter_family_refuses_bad_arguments_as_pytorch_refuses_them(name, torch):
+    program, message = SCATTER_MISUSES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "index_reduce() is in beta"
+        with pytest.raises(Exception) as theirs:
+            program(torch)
+    with pytest.raises(type(theirs.value), match=message) as ours:
+        program(chainrule)
+    assert isinstance(ours.value, chainrule.ChainruleError), ours.value
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin", "max", "min"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_scatter_reduce_takes_what_pytorch_takes(reduce, include_self, index_dtype, torch):
+    def program(lib):
+        x = lib.tensor([5.0, -1.0, 2.0])
+        index = _index(lib, [0, 0, 2, 0], index_dtype)
+        src = lib.tensor([1.0, 7.0, -3.0, 2.0])
+        return x.scatter_reduce(0, index, src, reduce, include_self=include_self)
+
+    np.testing.assert_array_equal(program(chainrule).numpy(), program(torch).numpy())
 
 
 def test_every_name_pytorch_has_as_a_method_is_one(torch):

@@ -1,8 +1,9 @@
 """Statistics, differences and integrals, histograms, windows and binomial beyond the generated
-op tests: ties and NaN against PyTorch, dtypes, the edge cases, the sampler's moments and the
-error messages."""
+op tests: ties and NaN against PyTorch, dtypes, the edge cases (reductions over a dim of size
+0), the sampler's moments and the error messages."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -58,6 +59,56 @@ def test_aminmax_refuses_empty_and_several_dims():
         cr.aminmax(cr.zeros(0))
     with pytest.raises(DTypeError, match="aminmax: dim must be an int or None"):
         cr.aminmax(cr.zeros(2, 2), dim=(0, 1))
+
+
+#: Reductions over a dim of size 0, each ``fn(x, dim, keepdim)`` on either library (dim None:
+#: every dim; softmax and log_softmax take one dim and no keepdim).
+EMPTY_REDUCTIONS = {
+    "mean": lambda x, dim, keepdim: x.mean(dim, keepdim=keepdim),
+    "nanmean": lambda x, dim, keepdim: x.nanmean(dim, keepdim=keepdim),
+    "var": lambda x, dim, keepdim: x.var(dim, keepdim=keepdim),
+    "var population": lambda x, dim, keepdim: x.var(dim, keepdim=keepdim, correction=0),
+    "std": lambda x, dim, keepdim: x.std(dim, keepdim=keepdim),
+    "sum": lambda x, dim, keepdim: x.sum(dim, keepdim=keepdim),
+    "logsumexp": lambda x, dim, keepdim: x.logsumexp(dim, keepdim=keepdim),
+    "softmax": lambda x, dim, keepdim: x.softmax(dim),
+    "log_softmax": lambda x, dim, keepdim: x.log_softmax(dim),
+}
+EMPTY_SHAPES = [(0,), (2, 0), (0, 3), (2, 0, 3)]
+
+
+def _empty_dims(name, shape):
+    """The dims to reduce ``shape`` over, each holding a dim of size 0."""
+    dims = [d for d in (0, -1) if shape[d] == 0] + [(0, -1)] * (len(shape) > 1)
+    if name in ("softmax", "log_softmax"):
+        return [d for d in dims if isinstance(d, int)]
+    return dims + ([None] if name not in ("logsumexp",) else [])
+
+
+@pytest.mark.parametrize("shape", EMPTY_SHAPES)
+@pytest.mark.parametrize("name", list(EMPTY_REDUCTIONS))
+def test_reductions_over_an_empty_dim_give_what_pytorch_gives(name, shape, torch):
+    fn = EMPTY_REDUCTIONS[name]
+    for dim in _empty_dims(name, shape):
+        for keepdim in (False, True):
+            ours, theirs = both(torch, np.zeros(shape), requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # PyTorch's "degrees of freedom"
+                same_grads(ours, theirs, lambda x, dim=dim, keepdim=keepdim: fn(x, dim, keepdim))
+
+
+@pytest.mark.parametrize(
+    "program",
+    [lambda x: x.amax(-1), lambda x: x.amin(dim=(0, 1)), lambda x: x.max(1),
+     lambda x: x.min(-1, keepdim=True), lambda x: x.argmax(1), lambda x: x.argmin(),
+     lambda x: x.amax(), lambda x: x.max()],
+)  # fmt: skip
+def test_extremes_of_an_empty_dim_are_refused_as_pytorch_refuses_them(program, torch):
+    with pytest.raises(Exception) as theirs:
+        program(torch.zeros(2, 0))
+    with pytest.raises(type(theirs.value), match=r"over an empty dimension") as ours:
+        program(cr.zeros(2, 0))
+    assert isinstance(ours.value, cr.EmptyReductionError)
 
 
 def test_count_nonzero_counts_in_int64(torch):

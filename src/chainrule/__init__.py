@@ -81,6 +81,8 @@ from .errors import (
     CompileError,
     DomainError,
     DTypeError,
+    DTypeNotImplementedError,
+    EmptyReductionError,
     GraphError,
     OutOfRangeError,
     ShapeError,
@@ -136,6 +138,7 @@ newaxis = None
 
 __all__ = [
     "LINEAR", "MLP", "ChainruleError", "CompileError", "DTypeError", "DomainError", "Dual",
+    "DTypeNotImplementedError", "EmptyReductionError",
     "Function", "GraphError", "Layer", "Neuron", "Op", "OutOfRangeError", "Report", "ShapeError",
     "Tensor", "Value", "arange",
     "autograd", "bool_", "checkpoint", "checkpoint_sequential", "count_ops", "profile", "func",

@@ -136,21 +136,23 @@ class Tensor(
     def __ne__(self, other):
         return ops.ne(self, other)
 
-    # ~, & and | are bitwise on integer tensors and logical otherwise (^, << and >> are in
-    # chainrule.methods.numeric).
+    # ~, & and | are bitwise, as in PyTorch: logical on bool tensors, refused on floats, and a
+    # bool tensor beside an integer is an integer (^, << and >> are in chainrule.methods.numeric).
 
     def __invert__(self):
-        return ops.bitwise_not(self) if self.dtype.kind in "iu" else ops.logical_not(self)
+        return ops.bitwise_not(self)
 
     def __and__(self, other):
-        if self.dtype.kind in "iu":
-            return ops.bitwise_and(self, other)
-        return ops.logical_and(self, other)
+        return ops.bitwise_and(self, other)
+
+    def __rand__(self, other):  # other & self
+        return ops.bitwise_and(other, self)
 
     def __or__(self, other):
-        if self.dtype.kind in "iu":
-            return ops.bitwise_or(self, other)
-        return ops.logical_or(self, other)
+        return ops.bitwise_or(self, other)
+
+    def __ror__(self, other):  # other | self
+        return ops.bitwise_or(other, self)
 
     # The same ops by name, with PyTorch's arguments.
 
@@ -222,6 +224,15 @@ class Tensor(
 
     def __itruediv__(self, other):
         return self._inplace(ops.div, other, "div_")
+
+    def __ipow__(self, exponent):
+        return self._inplace(ops.pow, exponent, "pow_")
+
+    def __iand__(self, other):
+        return self._inplace(ops.bitwise_and, other, "bitwise_and_")
+
+    def __ior__(self, other):
+        return self._inplace(ops.bitwise_or, other, "bitwise_or_")
 
     def add_(self, other, alpha: float = 1) -> Tensor:
         """self += alpha * other, in place."""

@@ -41,6 +41,7 @@ from .graph import (
     set_grad_enabled,
     state,
 )
+from .numpy_warnings import quietly
 from .tensor_base import AfterAccumulate
 
 #: What NumPy arithmetic returns: arrays, or scalars for 0-d results.
@@ -108,6 +109,7 @@ def accumulate_grad(leaf: Tensor, total: np.ndarray, owned: bool) -> np.ndarray:
     return array
 
 
+@quietly  # NumPy's RuntimeWarnings stay silent, as PyTorch (chainrule.numpy_warnings)
 def run_backward(
     outputs: Sequence,
     seeds: Sequence,

@@ -18,6 +18,7 @@ import numpy as np
 from ._tensor import Tensor, shape_args
 from .dtypes import as_device, as_dtype, get_default_dtype, int64
 from .errors import DomainError, DTypeError, ShapeError, fmt_dtype
+from .numpy_warnings import keep_first
 
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -27,6 +28,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     dtype('float32')
     """
     as_device(device, "tensor")
+    keep_first()  # NumPy's warnings in chainrule's ops stay silent (chainrule.numpy_warnings)
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
@@ -48,6 +50,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype):
         return from_numpy(data)
+    keep_first()
     return Tensor(data, dtype=dtype)
 
 
@@ -61,10 +64,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
         raise DTypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
     if array.dtype.kind not in "biuf":
         raise DTypeError(f"from_numpy: cannot make a tensor of {fmt_dtype(array.dtype)} data")
+    keep_first()
     return Tensor._make(array)
 
 
 def _new(array: np.ndarray, requires_grad: bool) -> Tensor:
+    keep_first()
     t = Tensor._make(array)
     return t.requires_grad_(True) if requires_grad else t
 

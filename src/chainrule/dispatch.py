@@ -17,6 +17,7 @@ from ._tensor import Tensor
 from .dtypes import get_default_dtype
 from .errors import ChainruleError, DTypeError, GraphError, ShapeError, fmt_dtype, fmt_shape
 from .graph import Node, VersionCounter, _sequence, _user_frames, state
+from .numpy_warnings import rerun_quietly
 from .signatures import TRANSLATED, translate
 from .tensor_base import ViewOf, current_view
 from .tensor_rules import LINEAR, NOT_COUNTED, PASS
@@ -88,6 +89,8 @@ def apply_op(op, *args, **params) -> Tensor:
             out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except (ValueError, IndexError, TypeError) as exc:
         raise _explain(op, arrays, exc) from None
+    except RuntimeWarning:  # a filter made NumPy's warning an error; PyTorch warns of none
+        out, residuals = rerun_quietly(op, arrays, params, needs_grad and state.grad_enabled)
     if type(out) is not _ndarray and not isinstance(out, _ndarray):
         out = np.asarray(out)
     # A float result whose dtype is not the first operand's: NumPy's promotion, which may not

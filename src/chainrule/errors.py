@@ -20,6 +20,12 @@ class ShapeError(ChainruleError, ValueError, RuntimeError):
     around a PyTorch program's shape mistakes keeps working)."""
 
 
+class EmptyReductionError(ShapeError, IndexError):
+    """A reduction that picks an element (max, argmax) asked to reduce a dimension of size 0.
+    PyTorch raises IndexError ("Expected reduction dim 0 to have non-zero size"), or a
+    RuntimeError without a dim, so this is both, and a ShapeError."""
+
+
 class DomainError(ChainruleError, ValueError, RuntimeError):
     """An input lies outside the op's domain (log of 0, sqrt of a negative number...)."""
 
@@ -28,10 +34,16 @@ class DTypeError(ChainruleError, TypeError, RuntimeError):
     """An operand has a type or dtype the op cannot take."""
 
 
+class DTypeNotImplementedError(DTypeError, NotImplementedError):
+    """The op has no version for the dtype it would compute in: bitwise ops of floats, shifts
+    of bools, rounding of bools. PyTorch's kernels raise NotImplementedError there ("bitwise_and
+    not implemented for 'Float'"), so this is one too (and a DTypeError)."""
+
+
 class OutOfRangeError(ChainruleError, IndexError, ValueError, RuntimeError):
-    """An index, a dimension number or a class label lies outside its range. PyTorch raises
-    IndexError (indexing, index_select) or RuntimeError (gather, scatter, index_add), so it is
-    both; a ValueError too, as chainrule's shape and domain errors are."""
+    """An index, a dimension number or a class label lies outside its range (PyTorch raises
+    IndexError, and RuntimeError for an index out of range in gather and scatter; a
+    ValueError too, as chainrule's shape and domain errors are)."""
 
 
 class GraphError(ChainruleError, RuntimeError):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import kernels
+from . import creation, kernels
 from ._tensor import Tensor
 from .special import erf as _erf
 
@@ -51,10 +51,6 @@ def _sum(x, dim=None, keepdim=False):
     return x.sum(axis=dim, keepdims=keepdim)  # the method: np.sum adds a Python layer
 
 
-def _mean(x, dim=None, keepdim=False):
-    return np.mean(x, axis=dim, keepdims=keepdim)
-
-
 #: Up to this many elements, `expand` on an array copies: ``np.broadcast_to``'s view costs
 #: about 2 µs of Python, more than filling a small array.
 SMALL_EXPAND = 4096
@@ -82,6 +78,12 @@ def _permute(x, dims):
     return np.transpose(x, dims)
 
 
+def zeros_like(x):
+    """Zeros of x's shape and dtype, for an array or a Tensor; a constant, never recorded
+    (as PyTorch's zeros_like in a derivative formula)."""
+    return creation.zeros_like(x) if isinstance(x, Tensor) else np.zeros_like(x)
+
+
 exp = _either("exp", np.exp)
 log = _either("log", np.log)
 sqrt = _either("sqrt", np.sqrt)
@@ -100,8 +102,6 @@ unsqueeze = _either("unsqueeze", _unsqueeze)
 transpose = _either("transpose", _transpose)
 permute = _either("permute", _permute)
 sum = _either("sum", _sum)
-mean = _either("mean", _mean)
-zeros_like = _either("zeros_like_op", np.zeros_like)
 cast = _either("cast", lambda x, dtype: x.astype(dtype))
 einsum = _either("einsum", lambda *args: np.einsum(*args, optimize=True))
 erf = _either("erf", _erf)

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import __version__
 from . import demos
 
 DEMOS = {
@@ -31,8 +32,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="chainrule", description="Automatic differentiation from scratch, shown working."
     )
+    parser.add_argument("--version", action="version", version=f"chainrule {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    train = commands.add_parser("train", help="train a demo model and show its gradients")
+
+    def command(name: str, summary: str, **options) -> argparse.ArgumentParser:
+        """A subcommand whose help opens with ``summary``, as the list of commands shows it."""
+        return commands.add_parser(
+            name, help=summary, description=summary[0].upper() + summary[1:] + ".", **options
+        )
+
+    train = command("train", "train a demo model and show its gradients")
     train.add_argument("name", choices=sorted(DEMOS), help="which demo to train")
     train.add_argument("--steps", type=int, default=None, help="training steps (not digits)")
     train.add_argument("--epochs", type=int, default=None, help="training epochs (digits)")
@@ -55,24 +64,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="moons, spirals, digits: record the training step once and replay it "
         "(chainrule.compile); prints the compiled step's counts at the end",
     )  # fmt: skip
-    serve = commands.add_parser("serve", help="open the live web page: graphs, gradients, training")
+    serve = command("serve", "open the live web page: graphs, gradients, training")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (0 picks a free one)")
-    commands.add_parser(
-        "bench", add_help=False,
-        help="run the benchmark suite: python -m benchmarks in a source checkout (same options)",
+    command(
+        "bench", "run the benchmark suite of a source checkout (python -m benchmarks)",
+        add_help=False,  # its --help is the suite's own, named chainrule bench
     )  # fmt: skip
-    program = commands.add_parser(
-        "run", help="run a PyTorch program on chainrule: import torch gives chainrule's names"
+    program = command(
+        "run", "run a PyTorch program on chainrule: import torch gives chainrule's names"
     )
     program.add_argument("--count-ops", action="store_true", help="print op counts per step")
     program.add_argument("--profile", action="store_true", help="print where the time went, per op")
     program.add_argument("--draw", metavar="FILE", help="draw the first loss's graph (.svg/.dot)")
     program.add_argument("script", help="the program (a .py file)")
-    program.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    # Not required (argparse counts a REMAINDER as required): without a script, the error
+    # names only the script.
+    program.add_argument("args", nargs=argparse.REMAINDER, help="its arguments").required = False
     from .milestones import MILESTONES
 
-    history = commands.add_parser("milestones", help="retrace 1958-2017, perceptron to attention")
+    history = command("milestones", "retrace 1958-2017, perceptron to attention")
     history.add_argument("name", nargs="?", choices=list(MILESTONES), help="one (default: all)")
     history.add_argument("--quick", action="store_true", help="shorter runs, lower bars")
     history.add_argument("--plot-dir", metavar="DIR", help="write each figure to DIR/NAME.png")
@@ -166,5 +177,12 @@ def bench(args: list[str]) -> int:
         )
         return 1
     path = os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "benchmarks", *args]
+    command = [sys.executable, "-c", _BENCH, *args]
     return subprocess.call(command, env={**os.environ, "PYTHONPATH": path})
+
+
+#: ``python -m benchmarks``, named chainrule bench in its usage lines and help.
+_BENCH = (
+    "import sys; from benchmarks.__main__ import start; "
+    "sys.exit(start(sys.argv[1:], 'chainrule bench'))"
+)

@@ -31,6 +31,7 @@ from .. import observe
 from .._tensor import Tensor
 from ..errors import GraphError
 from ..graph import Node, state
+from ..numpy_warnings import quietly
 from .passes import optimize
 from .program import Program, Var
 from .tracer import Tracer, _Slot
@@ -50,7 +51,8 @@ class _Record:
     def __init__(self, program: Program, spec: Any, guards: list, modules: list,
                  values: list) -> None:  # fmt: skip
         self.program, self.spec = program, spec
-        self.replay, self.replay_backward = program.build()
+        replay, self.replay_backward = program.build()
+        self.replay = quietly(replay)  # NumPy's RuntimeWarnings silent (chainrule.numpy_warnings)
         self.results = len(program.outputs) - program.backward_outputs
         self.leaves: list = []  # where the results' gradients go: input positions or tensors
         self.has_grad: list[bool] = []  # per leaf, whether the results' backward reaches it

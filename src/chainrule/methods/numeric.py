@@ -70,6 +70,12 @@ class NumericMethods:
     def __rfloordiv__(self, other):  # other // self
         return methods.ops.floor_divide(other, self)
 
+    def __imod__(self, other):
+        return self._inplace(methods.ops.remainder, other, "remainder_")
+
+    def __ifloordiv__(self, other):
+        return self._inplace(methods.ops.floor_divide, other, "floor_divide_")
+
     def addcmul(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 * tensor2."""
         return methods.ops.addcmul(self, tensor1, tensor2, value=value)
@@ -186,10 +192,11 @@ class NumericMethods:
         """Whether exactly one of self and other is true (non-zero), elementwise."""
         return methods.ops.logical_xor(self, other)
 
-    def __xor__(self, other):  # bitwise for integer tensors, logical otherwise (as & and |)
-        if self.dtype.kind in "iu":
-            return methods.ops.bitwise_xor(self, other)
-        return methods.ops.logical_xor(self, other)
+    def __xor__(self, other):  # bitwise, as & and | (logical on bool tensors)
+        return methods.ops.bitwise_xor(self, other)
+
+    def __rxor__(self, other):  # other ^ self
+        return methods.ops.bitwise_xor(other, self)
 
     def __lshift__(self, other):
         return methods.ops.bitwise_left_shift(self, other)
@@ -202,6 +209,15 @@ class NumericMethods:
 
     def __rrshift__(self, other):  # other >> self
         return methods.ops.bitwise_right_shift(other, self)
+
+    def __ixor__(self, other):
+        return self._inplace(methods.ops.bitwise_xor, other, "bitwise_xor_")
+
+    def __ilshift__(self, other):
+        return self._inplace(methods.ops.bitwise_left_shift, other, "bitwise_left_shift_")
+
+    def __irshift__(self, other):
+        return self._inplace(methods.ops.bitwise_right_shift, other, "bitwise_right_shift_")
 
     # Comparisons giving Python bools.
 

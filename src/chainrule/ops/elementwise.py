@@ -35,10 +35,15 @@ mul = elementwise("mul", np.multiply, "y", "x", doc="x * y, broadcasting.")
 # the quotient leaves backward free and one to x is refused (when y needs a gradient).
 div = elementwise("div", np.divide, lambda y: 1 / y, lambda x, y: -x / (y * y),
                   doc="x / y, true division, broadcasting.")
-# d(x**y)/dy = out * log(x), taken as 0 where x == 0 (as PyTorch does).
-pow = elementwise("pow", np.power, lambda x, y: y * x ** (y - 1),
-                  lambda x, out: xp.where(x == 0, 0 * out, out * xp.log(xp.where(x == 0, 1, x))),
-                  doc="x ** y, broadcasting; the gradient to y is x ** y * log(x), 0 where x == 0.")
+# PyTorch's pow_backward, so every zero case agrees: see _pow_x_grad and _pow_y_slope.
+pow = Op("pow", np.power,
+         vjp=(lambda g, x, y: _pow_x_grad(g, x, y),
+              lambda g, x, y, out: g * _pow_y_slope(x, y, out)),
+         jvp=(lambda dx, x, y: _pow_x_grad(dx, x, y),
+              lambda dy, x, y, out: dy * _pow_y_slope(x, y, out)),
+         kind="elementwise",
+         doc="x ** y, broadcasting; the gradient to x is 0 where y == 0, the gradient to y "
+             "x ** y * log(x), 0 where x == 0 and y >= 0.")
 neg = elementwise("neg", np.negative, -1, method=True, doc="-x.")
 exp = elementwise("exp", np.exp, "out", method=True, doc="e ** x, elementwise.")
 log = elementwise("log", np.log, lambda x: 1 / x,
@@ -185,6 +190,25 @@ def _gelu_slope(x, cdf, approximate: str):
         inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
         return cdf + 0.5 * x * (1 - t * t) * inner_slope
     return cdf + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+
+
+def _pow_x_grad(g, x, y):
+    """g * d(x ** y)/dx = g * y * x ** (y - 1), and 0 wherever y == 0: x ** 0 is 1 for every
+    x, so its gradient is 0 even at x == 0, where the product is 0 * inf. As PyTorch's
+    pow_backward: g is inside the where, so an infinite g gives 0 there too, and a second
+    derivative through it is 0 where y == 0 (not nan)."""
+    if isinstance(y, (int, float)):  # a Python exponent (x ** 2): no elementwise choice
+        return xp.zeros_like(g) if y == 0 else g * (y * x ** (y - 1))
+    return xp.where(y == 0, 0, g * (y * x ** (y - 1)))
+
+
+def _pow_y_slope(x, y, out):
+    """d(x ** y)/dy = x ** y * log(x), taken as 0 at x == 0 for y >= 0 (0 ** y is flat as y
+    grows from there) and -inf at x == 0 for y < 0 (out * log(x) = inf * -inf), as PyTorch's
+    pow_backward_exponent."""
+    if isinstance(x, (int, float)):  # a Python base (2 ** t)
+        return out * np.log(x) if x != 0 else xp.where(y >= 0, 0, out * -np.inf)
+    return xp.where((x == 0) & (y >= 0), 0, out * xp.log(x))
 
 
 def _inside(x, min, max):

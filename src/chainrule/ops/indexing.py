@@ -322,11 +322,24 @@ def along(index: np.ndarray, dim: int) -> tuple:
     )
 
 
-def index_array(index, op: str, ndim: int | None = None) -> np.ndarray:
-    """``index`` (a Tensor, array or list) as an integer array, with ``ndim`` dims if given."""
+#: The index dtypes PyTorch's gather, scatter, index_select, index_add and index_reduce take;
+#: index_copy, index_fill and take_along_dim take int64 only.
+INT32_OR_64 = ("int64", "int32")
+INT64 = ("int64",)
+
+
+def index_array(
+    index, op: str, ndim: int | None = None, dtypes: tuple[str, ...] | None = None
+) -> np.ndarray:
+    """``index`` (a Tensor, array or list) as an integer array, with ``ndim`` dims if given
+    and, if given, one of ``dtypes`` (a list of ints is int64)."""
     index = np.asarray(index.data if isinstance(index, Tensor) else index)
     if index.dtype.kind not in "iu" and index.size:  # an empty list comes as float64
         raise DTypeError(f"{op}: index must be an integer tensor, got {fmt_dtype(index.dtype)}")
+    if dtypes is not None and index.dtype.kind in "iu" and index.dtype.name not in dtypes:
+        raise DTypeError(
+            f"{op}: index must be an {' or '.join(dtypes)} tensor, got {fmt_dtype(index.dtype)}"
+        )
     if ndim is not None and index.ndim != ndim:
         raise ShapeError(f"{op}: index must have {ndim} dimension(s), got shape "
                          f"{fmt_shape(index.shape)}")  # fmt: skip
@@ -342,10 +355,10 @@ def check_in_range(index: np.ndarray, size: int, dim: int, op: str) -> None:
 
 @replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
 def check_along(op: str, shape: tuple, dim: int, index, src_shape: tuple | None = None):
-    """(dim, index) checked for gather and scatter: an integer index with as many dims as the
-    input (at least one), no larger than it outside ``dim`` (nor than ``src_shape`` anywhere),
+    """(dim, index) checked for gather and scatter: an int64 or int32 index with as many dims as
+    the input (at least one), no larger than it outside ``dim`` (nor than ``src_shape`` anywhere),
     and every entry a valid position along ``dim``."""
-    index = index_array(index, op)
+    index = index_array(index, op, dtypes=INT32_OR_64)
     if not shape or index.ndim != len(shape):
         raise ShapeError(
             f"{op}: index of shape {fmt_shape(index.shape)} must have as many dimensions as "
@@ -465,7 +478,7 @@ def index_select(x, dim: int, index):
 def _select_index(shape: tuple, dim: int, index) -> tuple:
     """The checked advanced index that picks the entries ``index`` (0-d or 1-d) along
     ``dim`` of ``shape``."""
-    index = index_array(index, "index_select")
+    index = index_array(index, "index_select", dtypes=INT32_OR_64)
     if index.ndim > 1:
         raise ShapeError(
             f"index_select: index must be 0-d or 1-d, got shape {fmt_shape(index.shape)}"
@@ -499,7 +512,7 @@ def take_along_dim(input, indices, dim: int | None = None):
 @replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
 def _take_index(shape: tuple, dim: int | None, indices) -> tuple:
     """(the shape the input is expanded to, the checked advanced index) of take_along_dim."""
-    indices = index_array(indices, "take_along_dim")
+    indices = index_array(indices, "take_along_dim", dtypes=INT64)
     if dim is None:
         check_in_range(indices, math.prod(shape), 0, "take_along_dim")
         return (math.prod(shape),), (indices.reshape(-1),)

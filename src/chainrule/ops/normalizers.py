@@ -21,13 +21,13 @@ import numpy as np
 
 from .. import kernels, xp
 from ..op import Op
-from .reduce import _logsumexp, _one_dim, batch_reduction
+from .reduce import _logsumexp, _one_dim, batch_reduction, max_shift
 
 __all__ = ["log_softmax", "softmax"]
 
 
 def _softmax(x, dim):
-    e = np.asarray(x - kernels.max_reduce(x, dim, keepdims=True))  # the largest exponent is 0
+    e = np.asarray(x - max_shift(x, dim))  # the largest exponent is 0
     if e.dtype.kind == "f":
         np.exp(e, out=e)  # in place: e is this function's own array
     else:

@@ -33,7 +33,14 @@ import numpy as np
 from .. import special, xp
 from .._tensor import Tensor
 from ..dtypes import int64
-from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from ..errors import (
+    DomainError,
+    DTypeError,
+    DTypeNotImplementedError,
+    ShapeError,
+    fmt_dtype,
+    fmt_shape,
+)
 from ..op import Op, comparison, elementwise
 from .elementwise import add, cast, div, pow, sign
 from .elementwise import fill as fill_row
@@ -83,15 +90,23 @@ def _keep_integers(fn: Callable) -> Callable:
 
 
 def _described(arrays) -> str:
-    return " and ".join(fmt_dtype(np.result_type(a)) for a in arrays)
+    """The operands' dtypes for a message; a Python number by its type (``int``, ``float``)."""
+    return " and ".join(fmt_dtype(getattr(a, "dtype", type(a))) for a in arrays)
 
 
-def _refuse(name: str, kinds: str, wanted: str) -> Callable:
-    """A row's check: a DTypeError naming the op when an operand's kind is in ``kinds``."""
+def _refuse(name: str, kinds: str, wanted: str, *, promoted: bool = False) -> Callable:
+    """A row's check: a DTypeNotImplementedError (PyTorch's kernels raise NotImplementedError)
+    naming the op when an operand's kind is in ``kinds``; with ``promoted``, when the dtype the
+    operands promote to is, the dtype PyTorch's kernel runs in (``1 << bool_tensor`` shifts
+    int64s; ``bool_tensor << True`` is refused)."""
 
     def check(*arrays, **params):
-        if any(_kind(a) in kinds for a in arrays):
-            raise DTypeError(f"{name}: {wanted}, got {_described(arrays)}")
+        if promoted:
+            refused = np.result_type(*arrays).kind in kinds
+        else:
+            refused = any(_kind(a) in kinds for a in arrays)
+        if refused:
+            raise DTypeNotImplementedError(f"{name}: {wanted}, got {_described(arrays)}")
 
     return check
 
@@ -99,11 +114,13 @@ def _refuse(name: str, kinds: str, wanted: str) -> Callable:
 def _division_check(name: str) -> Callable:
     """fmod, remainder, floor_divide: no bools, and integers never divided by zero (as in
     PyTorch, which raises; NumPy would give 0 with a warning)."""
-    refuse_bool = _refuse(name, "b", "takes numbers, not bool tensors; convert with .long()")
+    refuse_bool = _refuse(
+        name, "b", "takes numbers, not bool tensors; convert with .long()", promoted=True
+    )
 
     def check(x, y):
         refuse_bool(x, y)
-        if _kind(x) in "iu" and _kind(y) in "iu" and np.any(np.asarray(y) == 0):
+        if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
             raise DomainError(f"{name}: integer division by zero (a divisor is 0)")
 
     return check
@@ -228,21 +245,26 @@ heaviside_row = Op("heaviside", lambda x, values: _heaviside(x, values), vjp=Non
 
 _INTEGERS = "takes integer or bool tensors"
 bitwise_and = Op("bitwise_and", lambda x, y: np.bitwise_and(x, y), vjp=None, kind="elementwise",
-                 check=_refuse("bitwise_and", "f", _INTEGERS), doc="x & y, bit by bit.")
+                 check=_refuse("bitwise_and", "f", _INTEGERS, promoted=True),
+                 doc="x & y, bit by bit.")
 bitwise_or = Op("bitwise_or", lambda x, y: np.bitwise_or(x, y), vjp=None, kind="elementwise",
-                check=_refuse("bitwise_or", "f", _INTEGERS), doc="x | y, bit by bit.")
+                check=_refuse("bitwise_or", "f", _INTEGERS, promoted=True),
+                doc="x | y, bit by bit.")
 bitwise_xor = Op("bitwise_xor", lambda x, y: np.bitwise_xor(x, y), vjp=None, kind="elementwise",
-                 check=_refuse("bitwise_xor", "f", _INTEGERS), doc="x ^ y, bit by bit.")
+                 check=_refuse("bitwise_xor", "f", _INTEGERS, promoted=True),
+                 doc="x ^ y, bit by bit.")
 bitwise_not = Op("bitwise_not", lambda x: np.invert(x), vjp=None, kind="elementwise",
                  check=_refuse("bitwise_not", "f", _INTEGERS),
                  doc="~x, every bit flipped (not, for bool tensors).")
 bitwise_left_shift = Op(
     "bitwise_left_shift", lambda x, y: _shift(np.left_shift, x, y), vjp=None,
-    kind="elementwise", check=_refuse("bitwise_left_shift", "fb", "takes integer tensors"),
+    kind="elementwise",
+    check=_refuse("bitwise_left_shift", "fb", "takes integer tensors", promoted=True),
     doc="x << y; shifts by a negative amount or past the width give 0, as in PyTorch.")
 bitwise_right_shift = Op(
     "bitwise_right_shift", lambda x, y: _shift(np.right_shift, x, y), vjp=None,
-    kind="elementwise", check=_refuse("bitwise_right_shift", "fb", "takes integer tensors"),
+    kind="elementwise",
+    check=_refuse("bitwise_right_shift", "fb", "takes integer tensors", promoted=True),
     doc="x >> y, keeping the sign; shifts out of range give 0 or -1, as in PyTorch.")
 
 # Predicates: bool results, no gradient.
@@ -442,10 +464,10 @@ def rad2deg(input):
 _FLOATS = "takes floating-point tensors"
 # fmt: off
 gcd = Op("gcd", lambda x, y: np.gcd(x, y), vjp=None, kind="elementwise",
-         check=_refuse("gcd", "fb", "takes integer tensors"),
+         check=_refuse("gcd", "fb", "takes integer tensors", promoted=True),
          doc="The greatest common divisor of x and y (non-negative), elementwise.")
 lcm = Op("lcm", lambda x, y: np.lcm(x, y), vjp=None, kind="elementwise",
-         check=_refuse("lcm", "fb", "takes integer tensors"),
+         check=_refuse("lcm", "fb", "takes integer tensors", promoted=True),
          doc="The least common multiple of x and y (non-negative), elementwise.")
 nextafter = Op("nextafter", lambda x, y: np.nextafter(x, y), vjp=None, kind="elementwise",
                check=_refuse("nextafter", "biu", _FLOATS),

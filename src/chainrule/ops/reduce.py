@@ -20,7 +20,14 @@ import numpy as np
 
 from .. import kernels, xp
 from .._tensor import Tensor
-from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_shape
+from ..errors import (
+    DomainError,
+    DTypeError,
+    EmptyReductionError,
+    OutOfRangeError,
+    ShapeError,
+    fmt_shape,
+)
 from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
 
@@ -81,6 +88,22 @@ def _count(x_shape: tuple, dim: tuple) -> int:
     if len(dim) == len(x_shape):
         return math.prod(x_shape)
     return math.prod([x_shape[d] for d in dim])
+
+
+def _inverse_count(x_shape: tuple, dim: tuple) -> float:
+    """1 / the number of elements reduced; nan for none (the mean of no elements is nan, and
+    the gradient of an empty input has no element for it to reach)."""
+    count = _count(x_shape, dim)
+    return 1 / count if count else math.nan
+
+
+def max_shift(x, dim: tuple):
+    """The maximum over ``dim`` (kept), by which softmax and logsumexp shift x before exp;
+    zeros where ``dim`` is empty: no elements have no maximum, and their sum of exps is 0
+    whatever the shift (PyTorch's empty softmax and logsumexp = -inf follow)."""
+    if _count(x.shape, dim) == 0:
+        return np.zeros(keepdim_shape(x.shape, dim), x.dtype)
+    return kernels.max_reduce(x, dim, keepdims=True)
 
 
 def _signature(*names: str) -> inspect.Signature:
@@ -152,7 +175,7 @@ def reduction(name: str, forward: Callable, partial: Callable, doc: str, batch=N
 
 
 def _centered(x, dim: tuple):
-    return x - xp.mean(x, dim, True)
+    return x - xp.run(mean_row, x, dim=dim, keepdim=True)
 
 
 def _dof(x_shape: tuple, dim: tuple, correction) -> float:
@@ -230,25 +253,26 @@ def _one_hot(x_shape: tuple, dim: tuple, indices: np.ndarray) -> np.ndarray:
 
 
 def _mean(x, dim, keepdim):
-    if x.dtype.char == "e":  # float16: np.mean sums it in float32
+    count = _count(x.shape, dim)
+    if x.dtype.char == "e" and count:  # float16: np.mean sums it in float32
         return np.mean(x, axis=dim, keepdims=keepdim)
-    # np.mean's arithmetic without its Python wrapper, which costs more than a small sum.
-    return kernels.add_reduce(x, dim, keepdim) / _count(x.shape, dim)
+    # np.mean's arithmetic without its Python wrapper, which costs more than a small sum (and
+    # warns "Mean of empty slice" where 0 / 0 gives nan, as in PyTorch).
+    return kernels.add_reduce(x, dim, keepdim) / count
 
 
 def _var(x, dim, keepdim, correction):
-    squares = np.square(x - np.mean(x, axis=dim, keepdims=True))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sum(squares, axis=dim, keepdims=keepdim) / _dof(np.shape(x), dim, correction)
+    squares = np.square(x - _mean(x, dim, True))
+    return np.sum(squares, axis=dim, keepdims=keepdim) / _dof(np.shape(x), dim, correction)
 
 
 def _logsumexp(x, dim, keepdim):
     # Shifting by the maximum keeps exp from overflowing; a slice whose maximum is not
-    # finite (all -inf, or +inf) is shifted by 0 so that no inf - inf appears.
-    shift = kernels.max_reduce(x, dim, keepdims=True)
+    # finite (all -inf, or +inf) is shifted by 0 so that no inf - inf appears. An empty or
+    # all -inf slice gives log(0) = -inf.
+    shift = max_shift(x, dim)
     shift = np.where(np.isfinite(shift), shift, 0)
-    with np.errstate(divide="ignore"):  # log(0) = -inf for an all -inf slice
-        out = np.log(kernels.add_reduce(np.exp(x - shift), dim, keepdims=True)) + shift
+    out = np.log(kernels.add_reduce(np.exp(x - shift), dim, keepdims=True)) + shift
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
@@ -273,7 +297,7 @@ sum_row = Op(
 mean_row = Op(
     "mean", lambda x, dim, keepdim: _mean(x, dim, keepdim),
     vjp=(lambda g, x_shape, dim, keepdim:  # scaled before it is spread: fewer products
-         expand_back(g * (1 / _count(x_shape, dim)), x_shape, dim, keepdim),),
+         expand_back(g * _inverse_count(x_shape, dim), x_shape, dim, keepdim),),
     jvp=LINEAR, kind="reduction", batch=batch_reduction, doc="The mean over dim.")
 var_row = reduction("var", _var, lambda x, dim, correction: _var_partial(x, dim, correction),
                     doc="The variance over dim, with Bessel's correction.")
@@ -356,7 +380,7 @@ def _one_dim(x, dim, op: str, hint: str = "") -> tuple[int, ...]:
 def _check_not_empty(x, dim: tuple, op: str) -> None:
     shape = np.shape(_data(x))
     if 0 in [shape[d] for d in dim] or (not dim and 0 in shape):
-        raise ShapeError(
+        raise EmptyReductionError(
             f"{op}: cannot reduce a tensor of shape {fmt_shape(shape)} over an empty "
             f"dimension (dim {dim}): there is no extreme of no elements"
         )

@@ -23,6 +23,8 @@ from . import indexing
 from .arguments import check_dim
 from .elementwise import where_row
 from .indexing import (
+    INT32_OR_64,
+    INT64,
     along,
     check_along,
     fitted_shape,
@@ -37,6 +39,8 @@ __all__ = [
 ]  # fmt: skip
 
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
+#: Spellings PyTorch's scatter_reduce also takes (undocumented; its backward refuses them).
+_ALIASES = {"max": "amax", "min": "amin"}
 
 
 def _copy(x) -> np.ndarray:
@@ -245,9 +249,15 @@ def _source(src, index: np.ndarray, like, op: str):
     return src if src.dtype == like.dtype else src.to(like.dtype)
 
 
-def _check_src(src, op: str):
+def _check_src(src, input, op: str, what: str = "src"):
+    """src's shape, once src is known to be a tensor of input's dtype (PyTorch casts neither)."""
     if not isinstance(src, Tensor):
-        raise DTypeError(f"{op}: src must be a tensor, got {type(src).__name__}")
+        raise DTypeError(f"{op}: {what} must be a tensor, got {type(src).__name__}")
+    if src.dtype != input.dtype:
+        raise DTypeError(
+            f"{op}: {what} must have the input's dtype, got {what} {fmt_dtype(src.dtype)} and "
+            f"input {fmt_dtype(input.dtype)}; convert one with .to()"
+        )
     return src.shape
 
 
@@ -277,7 +287,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce: str | None 
         if not isinstance(src, Tensor):
             src = _source(src, index_array(index, "scatter"), input, "scatter")
         return scatter_reduce(input, dim, index, src, "sum" if reduce == "add" else "prod")
-    src_shape = src.shape if isinstance(src, Tensor) else None
+    src_shape = _check_src(src, input, "scatter") if isinstance(src, Tensor) else None
     dim, index = check_along("scatter", np.shape(input), dim, index, src_shape)
     return scatter_row(input, _source(src, index, input, "scatter"), dim=dim, index=index)
 
@@ -291,7 +301,7 @@ def scatter_add(input, dim: int, index, src):
     tensor([4., 0., 2.])
     """
     dim, index = check_along("scatter_add", np.shape(input), dim, index,
-                             _check_src(src, "scatter_add"))  # fmt: skip
+                             _check_src(src, input, "scatter_add"))  # fmt: skip
     return scatter_add_row(input, _source(src, index, input, "scatter_add"), dim=dim, index=index)
 
 
@@ -303,16 +313,25 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     Gradients as PyTorch's: amax/amin ties share equally (with include_self=False, a tie
     with input's own value still takes a share, which is lost, as in PyTorch); mean divides
     by the count; prod is right with zeros in input or src. A mean of integers rounds down.
+    index is int64 or int32, src has input's dtype; "max" and "min" are taken for "amax" and
+    "amin", as PyTorch's forward takes them (its backward refuses them).
 
     >>> import chainrule as cr
     >>> x = cr.tensor([1.0, 5.0])
     >>> x.scatter_reduce(0, cr.tensor([0, 0, 1]), cr.tensor([3.0, 2.0, 4.0]), "amax")
     tensor([3., 5.])
     """
+    if not isinstance(reduce, str):
+        raise DTypeError(f"scatter_reduce: reduce must be a string, got {type(reduce).__name__}")
+    reduce = _ALIASES.get(reduce, reduce)
     if reduce not in REDUCES:
         raise DomainError(f"scatter_reduce: reduce must be one of {REDUCES}, got {reduce!r}")
+    if not isinstance(include_self, (bool, np.bool_)):
+        raise DTypeError(
+            f"scatter_reduce: include_self must be a bool, got {type(include_self).__name__}"
+        )
     dim, index = check_along("scatter_reduce", np.shape(input), dim, index,
-                             _check_src(src, "scatter_reduce"))  # fmt: skip
+                             _check_src(src, input, "scatter_reduce"))  # fmt: skip
     src = _source(src, index, input, "scatter_reduce")
     return scatter_reduce_row(input, src, dim=dim, index=index, reduce=reduce,
                               include_self=bool(include_self))  # fmt: skip
@@ -322,11 +341,14 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
 
 
 @replayed_whole(pure=True)  # a compiled step reads and checks new index tensors each time
-def _spread(op: str, input, dim: int, index, source):
-    """(dim, index) for the index_* ops: a 1-D index spread over source's shape along dim, so
-    that ``index_add(x, dim, i, s)`` is ``scatter_add(x, dim, spread i, s)``."""
+def _spread(op: str, input, dim: int, index, source, dtypes: tuple = INT32_OR_64):
+    """(dim, index) for the index_* ops: a 1-D index (of one of ``dtypes``) spread over
+    source's shape (source of input's dtype) along dim, so that ``index_add(x, dim, i, s)`` is
+    ``scatter_add(x, dim, spread i, s)``."""
     shape = np.shape(input)
-    index = index_array(index, op)
+    index = index_array(index, op, dtypes=dtypes)
+    if source is not None:
+        _check_src(source, input, op, "source")
     if index.ndim > 1:
         raise ShapeError(f"{op}: index must be 0-d or 1-d, got shape {fmt_shape(index.shape)}")
     if not shape:
@@ -369,7 +391,7 @@ def index_copy(input, dim: int, index, source):
     >>> cr.zeros(3).index_copy(0, cr.tensor([2, 0]), cr.tensor([5.0, 6.0]))
     tensor([6., 0., 5.])
     """
-    dim, spread = _spread("index_copy", input, dim, index, source)
+    dim, spread = _spread("index_copy", input, dim, index, source, INT64)
     return scatter_row(input, _source(source, spread, input, "index_copy"), dim=dim,
                        index=spread)  # fmt: skip
 
@@ -383,7 +405,7 @@ def index_fill(input, dim: int, index, value):
     tensor([[-1.,  0., -1.],
             [-1.,  0., -1.]])
     """
-    dim, spread = _spread("index_fill", input, dim, index, None)
+    dim, spread = _spread("index_fill", input, dim, index, None, INT64)
     mask = _filled(spread, np.shape(input), dim)
     return where_row(mask, _tensor(value, input, "index_fill"), input)
 
