@@ -91,7 +91,7 @@ class Tensor(
         return ops.div(self, other)
 
     def __rtruediv__(self, other):  # other / self
-        if isinstance(other, (int, float)) and self.data.dtype.kind == "f":
+        if isinstance(other, (int, float)) and self._array.dtype.kind == "f":
             # c * (1 / x), as PyTorch computes it: backward then needs 1 / x alone, so an
             # in-place change to x afterwards does not refuse it.
             return ops.mul(ops.reciprocal(self), other)

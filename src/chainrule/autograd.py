@@ -84,7 +84,7 @@ def deliver(sums: dict, create_graph: bool) -> None:
                 if type(hook) is not AfterAccumulate:
                     result = hook(_as_tensor(total))
                     if result is not None:
-                        total, owned = (result if create_graph else result.data), False
+                        total, owned = (result if create_graph else result._array), False
         if create_graph:
             grad = leaf._grad  # the slot itself: these sums have the leaf's shape and dtype
             leaf._grad = _as_tensor(total) if grad is None else grad + total
@@ -104,7 +104,7 @@ def accumulate_grad(leaf: Tensor, total: np.ndarray, owned: bool) -> np.ndarray:
     # Without a .grad, a copy unless the pass made the sum: g may be shared with other leaves
     # or be a read-only broadcast view.
     fresh = grad is None
-    array = (total if owned else np.array(total)) if fresh else np.asarray(grad.data + total)
+    array = (total if owned else np.array(total)) if fresh else np.asarray(grad._array + total)
     leaf._grad = Tensor._make(array)
     return array
 
@@ -188,7 +188,7 @@ def run_backward(
                         heapq.heappush(queue, (-node.sequence, node))
                     sums[index] = g if sums[index] is None else sums[index] + g
                 else:
-                    data = edge.data
+                    data = edge._array
                     if g.shape != data.shape or g.dtype != data.dtype:
                         g = _fit(g, data.shape, data.dtype, sender)
                     if capture is not None and id(edge) not in capture:
@@ -261,7 +261,7 @@ def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
         for hook in (node.hooks or {}).get(i, ()):
             result = hook(_as_tensor(g))
             if result is not None:
-                g = result if create_graph else result.data
+                g = result if create_graph else result._array
         out_grads[i] = g
         ref = (node.retained or {}).get(i)
         tensor = ref() if ref is not None else None
@@ -326,7 +326,7 @@ def _check_finite(node: Node, in_grads: list) -> None:
     for i, g in enumerate(in_grads):
         if g is None:
             continue
-        array = g if isinstance(g, ARRAY_TYPES) else g.data
+        array = g if isinstance(g, ARRAY_TYPES) else g._array
         if not np.all(np.isfinite(array)):
             kind = "NaN" if np.any(np.isnan(array)) else "Inf"
             where = "".join(node.trace[-3:]) if node.trace else "(creation stack not recorded)\n"
@@ -385,14 +385,14 @@ def seed_gradient(output, gradient, create_graph: bool, op: str = "backward"):
             "requires_grad=True, and do not compute it under no_grad()"
         )
     if gradient is None:
-        if output.data.size != 1:
+        if output._array.size != 1:
             raise GraphError(
                 f"{op}: output has shape {fmt_shape(output.shape)}; pass gradient= of that "
                 "shape or reduce to a scalar first"
             )
         seed = np.array(1, output.dtype).reshape(output.shape)  # np.ones_like costs more
     else:
-        seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
+        seed = gradient._array if isinstance(gradient, Tensor) else np.asarray(gradient)
         if seed.shape != output.shape:
             raise ShapeError(
                 f"{op}: gradient has shape {fmt_shape(seed.shape)} but the output has shape "

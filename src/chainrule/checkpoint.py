@@ -75,7 +75,7 @@ class CheckpointNode(Node):
         if release:
             self.release()
         return [
-            x.grad.data if isinstance(x, Tensor) and x.grad is not None else None for x in inputs
+            x.grad._array if isinstance(x, Tensor) and x.grad is not None else None for x in inputs
         ]
 
     def release(self) -> None:
@@ -194,7 +194,7 @@ def checkpoint(fn: Callable, *args, **kwargs):
     node.out_meta = tuple((r.shape, r.dtype) for r in results)
     wrapped = []
     for i, r in enumerate(results):
-        t = Tensor._make(r.data, grad_fn=node if r.dtype.kind == "f" else None, output_nr=i)
+        t = Tensor._make(r._array, grad_fn=node if r.dtype.kind == "f" else None, output_nr=i)
         wrapped.append(t)
     return type(outs)(wrapped) if is_tuple else wrapped[0]
 

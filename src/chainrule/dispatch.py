@@ -65,7 +65,7 @@ def apply_op(op, *args, **params) -> Tensor:
             view = arg._view
             if view is not None and view.version != arg._counter.value:
                 current_view(arg)  # its memory changed in place: its history follows the base's
-            arrays.append(arg.data)
+            arrays.append(arg._array)
             if arg._requires_grad:
                 # `edge_of(arg)`, inlined: it runs for every input of every op.
                 node = arg._grad_fn
@@ -146,7 +146,7 @@ def apply_op(op, *args, **params) -> Tensor:
 
     # The result, as `Tensor._make` would make it.
     result = _new(Tensor)
-    result.data = out
+    result._array = out
     result._grad = result._hooks = result._tangent = None
     result._grad_fn = node
     result._requires_grad = node is not None
@@ -293,7 +293,7 @@ def _propagate_tangent(op, args, arrays, params, result: Tensor) -> None:
             env[name] = a
             env["d" + name] = t
             env[name + "_shape"] = np.shape(a)
-        env["out"] = result.data
+        env["out"] = result._array
         for name, rule in (op.residuals or {}).items():  # no node kept them: computed here
             env[name] = rule(None, env)
         tangent = op.jvp(env)

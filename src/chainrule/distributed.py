@@ -130,7 +130,7 @@ _REDUCE_OPS = ("sum", "mean", "max", "min")
 
 def _in_place(tensor: Tensor, op: str, collective: Callable[[np.ndarray], None]) -> None:
     """Run ``collective`` on a C-contiguous buffer of ``tensor``'s array, then write it back."""
-    array = tensor.data
+    array = tensor._array
     if not array.flags.writeable:
         raise DomainError(
             f"{op}: this tensor's memory is read-only (an expanded view or a read-only "
@@ -246,7 +246,7 @@ def _assign_buckets(params: list[Tensor], cap_bytes: float) -> list[list[int]]:
         dtype = params[i].dtype
         indices, size = open_buckets.pop(dtype, ([], 0))
         indices.append(i)
-        size += params[i].data.nbytes
+        size += params[i]._array.nbytes
         if size >= cap_bytes:
             buckets.append(indices)
         else:
@@ -260,8 +260,8 @@ class _Bucket:
 
     def __init__(self, indices: list[int], params: list[Tensor]) -> None:
         self.indices = indices
-        ends = np.cumsum([params[i].data.size for i in indices])
-        self.slices = [slice(end - params[i].data.size, end) for i, end in zip(indices, ends)]
+        ends = np.cumsum([params[i]._array.size for i in indices])
+        self.slices = [slice(end - params[i]._array.size, end) for i, end in zip(indices, ends)]
         self.buffer = np.empty(int(ends[-1]), params[indices[0]].dtype)
 
 
@@ -393,7 +393,7 @@ class DistributedDataParallel(Module):
         self._waiting[self._bucket_of[index]] -= 1
         result = None
         while self._next_bucket < len(self._buckets) and not self._waiting[self._next_bucket]:
-            averaged = self._reduce(self._buckets[self._next_bucket], index, g.data)
+            averaged = self._reduce(self._buckets[self._next_bucket], index, g._array)
             result = averaged if averaged is not None else result
             self._next_bucket += 1
         return result
@@ -408,7 +408,7 @@ class DistributedDataParallel(Module):
         MPI = _import_mpi()
         for i, part in zip(bucket.indices, bucket.slices):
             grad = self._params[i].grad
-            bucket.buffer[part] = 0 if grad is None else grad.data.ravel()
+            bucket.buffer[part] = 0 if grad is None else grad._array.ravel()
             if i == current:
                 bucket.buffer[part] += g.ravel()
         start = time.perf_counter()

@@ -80,7 +80,7 @@ class Function(Node):
         if dispatch.batch_hook is not None:
             dispatch.batch_hook(cls, args, kwargs)  # no batching rule: vmap loops over examples
         node = cls()
-        arrays = [arg.data if isinstance(arg, Tensor) else arg for arg in args]
+        arrays = [arg._array if isinstance(arg, Tensor) else arg for arg in args]
         outputs = node.forward(*arrays, **kwargs)
         is_tuple = isinstance(outputs, tuple)
         outs = [np.asarray(o) for o in (outputs if is_tuple else (outputs,))]
@@ -100,8 +100,8 @@ class Function(Node):
             # Outputs by their counters (`Node.watched` says why).
             saved = node._saved or ()
             node.watched = tuple(
-                a for a in args if isinstance(a, Tensor) and any(a.data is s for s in saved)
-            ) + tuple(r._version_counter for r in results if any(r.data is s for s in saved))
+                a for a in args if isinstance(a, Tensor) and any(a._array is s for s in saved)
+            ) + tuple(r._version_counter for r in results if any(r._array is s for s in saved))
             for i, result in enumerate(results):
                 result._requires_grad = True
                 result._grad_fn = node

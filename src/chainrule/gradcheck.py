@@ -282,12 +282,12 @@ def _tensor_checks(fn, inputs, eps, atol, rtol) -> list[Check]:
 
     def projected() -> float:
         # Not under no_grad: fn may itself differentiate (gradgradcheck's first derivative).
-        return sum(float(np.sum(o.data * v)) for o, v in zip(_outputs(fn, inputs), vectors))
+        return sum(float(np.sum(o._array * v)) for o, v in zip(_outputs(fn, inputs), vectors))
 
     checks = []
     for i, g in zip(checked, analytical):
-        x = inputs[i].data
-        g = np.zeros_like(x) if g is None else g.data
+        x = inputs[i]._array
+        g = np.zeros_like(x) if g is None else g._array
         worst = None
         for index in np.ndindex(x.shape):
             original = x[index]
@@ -340,20 +340,20 @@ def gradgradcheck(
         vectors = projection_vectors(_outputs(fn, inputs), seed=1)
     else:
         given = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
-        vectors = [g.data if isinstance(g, Tensor) else np.asarray(g) for g in given]
+        vectors = [g._array if isinstance(g, Tensor) else np.asarray(g) for g in given]
 
     def first_derivative(*xs):
         outs = _outputs(fn, xs)
         pairs = [(o, v) for o, v in zip(outs, vectors) if o.requires_grad]
         wanted = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
         if not pairs:
-            return tuple(Tensor._make(np.zeros_like(x.data)) for x in wanted)
+            return tuple(Tensor._make(np.zeros_like(x._array)) for x in wanted)
         grads = autograd_grad(
             [o for o, _ in pairs], wanted, grad_outputs=[Tensor._make(v) for _, v in pairs],
             create_graph=True, allow_unused=True,
         )  # fmt: skip
         return tuple(
-            Tensor._make(np.zeros_like(x.data)) if g is None else g for x, g in zip(wanted, grads)
+            Tensor._make(np.zeros_like(x._array)) if g is None else g for x, g in zip(wanted, grads)
         )
 
     report = gradcheck(first_derivative, inputs, eps, tol, atol=atol, rtol=rtol)

@@ -130,19 +130,19 @@ def edge_of(tensor):
 
 
 #: chainrule's own directory: a frame in a file under it is chainrule's, any other the user's.
-PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _user_frames() -> list[str]:
     """The creation stack without chainrule's own frames (for detect_anomaly)."""
-    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(PACKAGE_DIR)]
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
     return traceback.format_list(frames)
 
 
 def user_line() -> str:
     """``file:line`` of the innermost frame outside chainrule: the user's line that led here."""
     for frame in reversed(traceback.extract_stack()):
-        if not frame.filename.startswith(PACKAGE_DIR):
+        if not frame.filename.startswith(_PACKAGE_DIR):
             return f"{frame.filename}:{frame.lineno}"
     return "<unknown>"
 

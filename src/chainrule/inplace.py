@@ -44,7 +44,7 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
             f"{name}: this tensor is a view of a leaf tensor that requires grad, which cannot "
             "be changed in place; do it inside chainrule.no_grad() or clone() the leaf first"
         )
-    if not tensor.data.flags.writeable:
+    if not tensor._array.flags.writeable:
         raise GraphError(
             f"{name}: this tensor's memory is read-only (an expanded view or a read-only "
             "array); clone() it first"
@@ -66,11 +66,11 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
     if node is not None and base is not None:
         # The base's new history: its old one with the view's region replaced by the result.
         rewritten = indexing.copy_slices_row(base, result, steps=view.steps)
-        _copy_into(base.data, rewritten.data)
+        _copy_into(base._array, rewritten._array)
         base._version_counter.bump(name)
         base._grad_fn, base._output_nr, base._requires_grad = rewritten._grad_fn, 0, True
     else:
-        _copy_into(tensor.data, result.data)
+        _copy_into(tensor._array, result._array)
         tensor._version_counter.bump(name)
         if node is not None:
             tensor._grad_fn, tensor._output_nr = node, result._output_nr
@@ -109,12 +109,12 @@ def _keep_saved(node, tensor: Tensor) -> None:
     saved = getattr(node, "saved", None)
     if not saved:
         return
-    array = tensor.data
+    array = tensor._array
     kept = [name for name, value in saved.items() if value is array]
     if kept:
         observer = observe.current
         if observer is not None and observer.recording():  # through the clone row: recorded
-            copy = ops.REGISTRY["clone"](Tensor._make(array)).data
+            copy = ops.REGISTRY["clone"](Tensor._make(array))._array
         else:
             copy = array.copy()
         for name in kept:

@@ -79,7 +79,7 @@ def _encode(value: Any, name: str, arrays: dict[str, np.ndarray]) -> Any:
     keep their types (an optimizer's state is keyed by int) and no user dict is misread.
     """
     if isinstance(value, (Tensor, np.ndarray)):
-        array = value.data if isinstance(value, Tensor) else value
+        array = value._array if isinstance(value, Tensor) else value
         little = array.dtype.newbyteorder("<")
         if array.dtype.kind not in "biuf" or little.str not in _TAGS:
             raise DTypeError(

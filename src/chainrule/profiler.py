@@ -171,7 +171,7 @@ def _format_time(us: float) -> str:
 
 
 def _shapes(values: Iterable) -> list:
-    return [list(np.shape(v.data if isinstance(v, Tensor) else v)) for v in values]
+    return [list(np.shape(v._array if isinstance(v, Tensor) else v)) for v in values]
 
 
 #: Per thread, the spans open now, innermost last, whichever profile recorded them: an event's

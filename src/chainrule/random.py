@@ -89,7 +89,7 @@ class Generator:
             raise ShapeError(
                 f"set_state: a state has shape (37,), got {fmt_shape(new_state.shape)}"
             )
-        raw = new_state.data.tobytes()
+        raw = new_state._array.tobytes()
         self._rng.bit_generator.state = {
             "bit_generator": "PCG64",
             "state": {
@@ -362,7 +362,7 @@ def multinomial(
         raise DTypeError(f"multinomial: input must be floating-point, got {fmt_dtype(x.dtype)}")
     if not isinstance(num_samples, numbers.Integral) or num_samples <= 0:
         raise DomainError(f"multinomial: num_samples must be positive, got {num_samples!r}")
-    weights = np.atleast_2d(x.data).astype(np.float64)
+    weights = np.atleast_2d(x._array).astype(np.float64)
     categories = weights.shape[1]
     if not replacement and num_samples > categories:
         raise DomainError(
@@ -399,7 +399,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     tensor([0., 1.])
     """
     x = _tensor_arg(input, "bernoulli")
-    probability = x.data if p is None else p
+    probability = x._array if p is None else p
     if p is None and x.dtype.kind != "f":
         raise DTypeError(f"bernoulli: input must be floating-point, got {fmt_dtype(x.dtype)}")
     array = _bernoulli_array(x, probability, generator, "bernoulli")
@@ -445,7 +445,7 @@ def normal(
                 f"normal: mean of shape {fmt_shape(mean.shape)} and std of shape "
                 f"{fmt_shape(std.shape)} do not broadcast"
             ) from None
-    mean_values, std_values = (v.data if isinstance(v, Tensor) else v for v in (mean, std))
+    mean_values, std_values = (v._array if isinstance(v, Tensor) else v for v in (mean, std))
     if np.any(np.asarray(std_values) < 0):
         raise DomainError(f"normal: std must be >= 0, got {np.min(std_values)}")
     noise = numpy_generator(generator, "normal").standard_normal(shape)
@@ -466,14 +466,14 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     x = _tensor_arg(input, "poisson")
     if x.dtype.kind != "f":
         raise DTypeError(f"poisson: rates must be floating-point, got {fmt_dtype(x.dtype)}")
-    if not np.all(x.data >= 0):
+    if not np.all(x._array >= 0):
         raise DomainError("poisson: rates must be non-negative (and not nan)")
-    array = numpy_generator(generator, "poisson").poisson(x.data).astype(x.dtype)
+    array = numpy_generator(generator, "poisson").poisson(x._array).astype(x.dtype)
     return _with_zero_gradient(array, x)
 
 
 def _bernoulli_array(x: Tensor, p, generator, op: str) -> np.ndarray:
-    p = p.data if isinstance(p, Tensor) else np.asarray(p)
+    p = p._array if isinstance(p, Tensor) else np.asarray(p)
     if not np.all((p >= 0) & (p <= 1)):
         raise DomainError(f"{op}: probabilities must lie in [0, 1], got {_values(p)}")
     u = numpy_generator(generator, op).random(x.shape)

@@ -23,12 +23,12 @@ def _to_array(data, dtype: np.dtype | None, copy: bool = True) -> np.ndarray:
     """An array from Python or NumPy data: Python floats get the default dtype (float32
     unless `chainrule.set_default_dtype` changed it), as in PyTorch."""
     if isinstance(data, TensorBase):
-        array = data.data
+        array = data._array
     elif isinstance(data, (np.ndarray, np.generic)):
         array = np.asarray(data)
     else:
         if isinstance(data, (list, tuple)) and any(isinstance(d, TensorBase) for d in data):
-            data = [d.data if isinstance(d, TensorBase) else d for d in data]
+            data = [d._array if isinstance(d, TensorBase) else d for d in data]
         try:
             array = np.asarray(data)
         except ValueError as exc:
@@ -104,14 +104,14 @@ class AfterAccumulate:
 
 
 class TensorBase:
-    """What every `Tensor` is: ``data`` (the NumPy array), ``grad`` (the accumulated
-    gradient, a Tensor or None), ``grad_fn`` (the node that made it; None for leaves),
-    ``requires_grad``, and the engine's bookkeeping: which output of ``grad_fn`` it is, the
-    version counter it shares with its views, hooks, its forward-mode tangent, and for a view
-    how it was made from its base (`ViewOf`)."""
+    """What every `Tensor` is: ``_array`` (its values, a NumPy array; ``data`` to users),
+    ``grad`` (the accumulated gradient, a Tensor or None), ``grad_fn`` (the node that made it;
+    None for leaves), ``requires_grad``, and the engine's bookkeeping: which output of
+    ``grad_fn`` it is, the version counter it shares with its views, hooks, its forward-mode
+    tangent, and for a view how it was made from its base (`ViewOf`)."""
 
     __slots__ = (
-        "data",
+        "_array",
         "_grad",
         "_requires_grad",
         "_grad_fn",
@@ -124,7 +124,7 @@ class TensorBase:
     )
 
     def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
-        self.data = _to_array(data, as_dtype(dtype))
+        self._array = _to_array(data, as_dtype(dtype))
         self._grad = None
         self._requires_grad = False
         self._grad_fn = None
@@ -144,7 +144,7 @@ class TensorBase:
         here must be set there too (a test checks both).
         """
         t = cls.__new__(cls)
-        t.data = array
+        t._array = array
         t._grad = None
         t._requires_grad = grad_fn is not None
         t._grad_fn = grad_fn
@@ -155,22 +155,37 @@ class TensorBase:
         t._view = None
         return t
 
+    @property
+    def data(self) -> np.ndarray:
+        """The tensor's values: its NumPy array itself (shared, not copied), outside autograd.
+        Assigning replaces the array (the engine's own code uses ``_array``; an observer,
+        such as the compiler recording a step, is told of both)."""
+        if observe.current is not None:
+            observe.current.data_read(self)
+        return self._array
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        if observe.current is not None:
+            observe.current.data_assigned(self)
+        self._array = value
+
     # Array facts.
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The size of each dimension, as a tuple."""
-        return self.data.shape
+        return self._array.shape
 
     @property
     def ndim(self) -> int:
         """The number of dimensions."""
-        return self.data.ndim
+        return self._array.ndim
 
     @property
     def dtype(self) -> np.dtype:
         """The NumPy dtype of the elements."""
-        return self.data.dtype
+        return self._array.dtype
 
     @property
     def device(self) -> device:
@@ -264,32 +279,32 @@ class TensorBase:
 
     def size(self, dim: int | None = None):
         """The shape, or the size of dimension ``dim``."""
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._array.shape if dim is None else self._array.shape[dim]
 
     def dim(self) -> int:
         """The number of dimensions."""
-        return self.data.ndim
+        return self._array.ndim
 
     def numel(self) -> int:
         """The number of elements."""
-        return self.data.size
+        return self._array.size
 
     def item(self) -> float | int | bool:
         """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
+        if self._array.size != 1:
             raise ShapeError(
                 f"item: only a one-element tensor has an item, this one has shape "
                 f"{fmt_shape(self.shape)}"
             )
         if observe.current is not None:
             observe.current.values_read("item()")
-        return self.data.item()
+        return self._array.item()
 
     def tolist(self):
         """The data as (nested) Python lists."""
         if observe.current is not None:
             observe.current.values_read("tolist()")
-        return self.data.tolist()
+        return self._array.tolist()
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied). Refused while the tensor requires grad."""
@@ -299,12 +314,12 @@ class TensorBase:
             )
         if observe.current is not None:
             observe.current.values_read("numpy()")
-        return self.data
+        return self._array
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if observe.current is not None:
             observe.current.values_read("NumPy conversion (np.asarray)")
-        return self.data if dtype is None else self.data.astype(dtype)
+        return self._array if dtype is None else self._array.astype(dtype)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
         """NumPy's hook for ufuncs given a Tensor: writing into plain arrays works, an array on
@@ -332,7 +347,7 @@ class TensorBase:
                 return getattr(self, operator)(inputs[0])  # self is inputs[1]
         out = kwargs.get("out")  # NumPy passes out= as a tuple
         if out is not None and all(isinstance(o, np.ndarray) for o in out):
-            arrays = [x.data if isinstance(x, TensorBase) else x for x in inputs]
+            arrays = [x._array if isinstance(x, TensorBase) else x for x in inputs]
             return getattr(ufunc, method)(*arrays, **kwargs)
         name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
         if method == "__call__" and hasattr(type(self), ufunc.__name__):
@@ -345,24 +360,24 @@ class TensorBase:
         )
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return len(self.data)
+        return len(self._array)
 
     def __iter__(self) -> Iterator[TensorBase]:
-        if self.data.ndim == 0:
+        if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(len(self.data)))
+        return (self[i] for i in range(len(self._array)))
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self._array.size != 1:
             raise ShapeError(
                 f"bool: a tensor of shape {fmt_shape(self.shape)} has no single truth value; "
                 "use .any() or .all()"
             )
         if observe.current is not None:
             observe.current.values_read("bool()")
-        return bool(self.data)
+        return bool(self._array)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -371,12 +386,12 @@ class TensorBase:
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iu":
+        if self._array.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
         return int(self.item())
 
     def __repr__(self) -> str:
-        data = self.data
+        data = self._array
         # PyTorch's style: "1." when every value is a whole number, else four fixed decimals
         # (`chainrule.set_printoptions` changes the decimals, line width and summarising).
         finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
@@ -396,7 +411,7 @@ class TensorBase:
 
     def requires_grad_(self, requires_grad: bool = True) -> TensorBase:
         """Set ``requires_grad`` in place (leaves only; floating-point dtypes only)."""
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self._array.dtype.kind != "f":
             raise DTypeError(
                 f"requires_grad: only floating-point tensors can require gradients, got "
                 f"{fmt_dtype(self.dtype)}; convert with .float() or .double() first"
@@ -410,7 +425,7 @@ class TensorBase:
 
     def detach(self) -> TensorBase:
         """The same data (shared) without history: no grad_fn, no requires_grad."""
-        t = self._make(self.data)
+        t = self._make(self._array)
         t._version_counter = self._version_counter
         return t
 

@@ -139,9 +139,9 @@ def _draw_values(dot, root: Value, show_grad: bool, max_nodes: int) -> tuple[lis
 def _tensor_fields(title: str, shape: tuple, dtype, tensor: Tensor | None, show_grad: bool):
     fields = [title, f"{fmt_shape(shape)} {fmt_dtype(dtype)}"]
     if tensor is not None:
-        fields.append(f"data {_summary(tensor.data)}")
+        fields.append(f"data {_summary(tensor._array)}")
         if show_grad and tensor.grad is not None:
-            fields.append(f"grad {_summary(tensor.grad.data)}")
+            fields.append(f"grad {_summary(_grad_array(tensor))}")
     return fields
 
 
@@ -517,7 +517,7 @@ def _value_rows(root: Value) -> list[TraceRow]:
 
 def _tensor_rows(root: Tensor) -> list[TraceRow]:
     if root.grad_fn is None:
-        return [TraceRow("t0", "leaf", root.data, _grad_array(root), root.shape)]
+        return [TraceRow("t0", "leaf", root._array, _grad_array(root), root.shape)]
     names: dict[int, str] = {}
     rows = []
     for node in reversed(node_order([root.grad_fn])):
@@ -533,14 +533,16 @@ def _tensor_rows(root: Tensor) -> list[TraceRow]:
                 if id(edge) not in names:
                     names[id(edge)] = f"t{len(rows)}"
                     rows.append(
-                        TraceRow(names[id(edge)], "leaf", edge.data, _grad_array(edge), edge.shape)
+                        TraceRow(
+                            names[id(edge)], "leaf", edge._array, _grad_array(edge), edge.shape
+                        )
                     )
                 args.append(names[id(edge)])
         names[id(node)] = f"t{len(rows)}"
         expression = f"{node.name}({', '.join(args)})"
         if len(node.out_meta) == 1:
             tensor = _known_output(node, 0, root)
-            value = None if tensor is None else tensor.data
+            value = None if tensor is None else tensor._array
             grad = None if tensor is None else _grad_array(tensor)
             rows.append(TraceRow(names[id(node)], expression, value, grad, node.out_meta[0][0]))
         else:
@@ -550,7 +552,9 @@ def _tensor_rows(root: Tensor) -> list[TraceRow]:
 
 
 def _grad_array(t: Tensor) -> np.ndarray | None:
-    return None if t.grad is None else t.grad.data
+    """``t``'s gradient as an array (a teaching text's Tensor keeps its gradient as one)."""
+    grad = t.grad
+    return grad._array if isinstance(grad, Tensor) else grad
 
 
 def trace_table(root: Value | Tensor) -> Trace:

@@ -112,7 +112,7 @@ def perceptron_1958(
         mistakes_per_epoch.append(mistakes)
         if mistakes == 0:
             break
-    weights, bias = w.data.astype(np.float64), float(b.item())
+    weights, bias = w._array.astype(np.float64), float(b.item())
     accuracy = float(np.mean(np.sign(X @ weights + bias) == y))
     if plot is not None:
         figure, (left, right) = _figure(2)
@@ -162,16 +162,16 @@ def backprop_1986(
         optimizer.step()
         losses.append(loss.item())
     with no_grad():
-        outputs = model(X).data.ravel()
-    accuracy = float(np.mean((outputs > 0.5) == (y.data == 1)))
+        outputs = model(X)._array.ravel()
+    accuracy = float(np.mean((outputs > 0.5) == (y._array == 1)))
     if plot is not None:
         figure, (left, right) = _figure(2)
-        u, v, points = _grid(X.data, 150)
+        u, v, points = _grid(X._array, 150)
         with no_grad():
-            surface = model(tensor(points).double()).data.reshape(u.shape)
+            surface = model(tensor(points).double())._array.reshape(u.shape)
         filled = left.contourf(u, v, surface, levels=20, cmap="RdBu_r", vmin=0, vmax=1)
         figure.colorbar(filled, ax=left, label="network output")
-        left.scatter(*X.data.T, c=y.data, cmap="RdBu_r", edgecolors="k", s=80, vmin=0, vmax=1)
+        left.scatter(*X._array.T, c=y._array, cmap="RdBu_r", edgecolors="k", s=80, vmin=0, vmax=1)
         left.set(title="XOR: output of the trained network", xlabel="x1", ylabel="x2")
         right.semilogy(losses)
         right.set(xlabel="step", ylabel="mean squared error", title="loss")
@@ -231,8 +231,8 @@ def convolution_1998(
         losses.append(total / len(y_train))
         model.eval()
         with no_grad():
-            predictions = model(X_test).argmax(dim=1).data
-        accuracies.append(float(np.mean(predictions == y_test.data)))
+            predictions = model(X_test).argmax(dim=1)._array
+        accuracies.append(float(np.mean(predictions == y_test._array)))
     if plot is not None:
         figure, (left, right) = _figure(2)
         epochs_axis = range(1, epochs + 1)
@@ -243,7 +243,7 @@ def convolution_1998(
         twin.set(ylabel="held-out accuracy", ylim=(0.5, 1.0))
         left.legend(loc="center right", fontsize=8)
         twin.legend(loc="right", fontsize=8, bbox_to_anchor=(1.0, 0.35))
-        wrong = np.flatnonzero(predictions != y_test.data)[:8]
+        wrong = np.flatnonzero(predictions != y_test._array)[:8]
         right.set_axis_off()
         right.set_title(
             f"{len(np.flatnonzero(predictions != y_test.data))} held-out mistakes "
@@ -252,7 +252,7 @@ def convolution_1998(
         )
         for k, i in enumerate(wrong):
             inset = right.inset_axes((0.25 * (k % 4), 0.5 - 0.5 * (k // 4), 0.23, 0.45))
-            inset.imshow(X_test.data[i, 0], cmap="gray_r")
+            inset.imshow(X_test._array[i, 0], cmap="gray_r")
             inset.set_title(f"{y_test.data[i]} → {predictions[i]}", fontsize=9)
             inset.set_axis_off()
         _save(figure, plot)
@@ -312,7 +312,7 @@ class SortingTransformer(nn.Module):
         sequence = np.concatenate([inputs, np.full((len(inputs), 1), SEP)], axis=1)
         with no_grad():
             for _ in range(LENGTH):
-                logits = self(tensor(sequence)).data[:, -1]
+                logits = self(tensor(sequence))._array[:, -1]
                 sequence = np.concatenate([sequence, logits.argmax(-1)[:, None]], axis=1)
         return sequence[:, LENGTH + 1 :]
 
@@ -386,7 +386,7 @@ def attention_2017(
         tokens = np.concatenate([example, [[SEP]], np.sort(example)[:, :-1]], axis=1)
         with no_grad():
             model(tensor(tokens))
-        weights = model.blocks[-1].last_weights.data[0].mean(axis=0)  # average over heads
+        weights = model.blocks[-1].last_weights._array[0].mean(axis=0)  # average over heads
         right.imshow(weights, cmap="viridis")
         names = [str(t) if t != SEP else "|" for t in tokens[0]]
         right.set_xticks(range(len(names)), names)

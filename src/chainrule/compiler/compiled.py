@@ -65,11 +65,11 @@ class _Record:
     def holds(self, tensors: list[Tensor]) -> bool:
         """Whether the state, the modules and the inputs are still as they were recorded."""
         for i, values in self._values:
-            if not np.array_equal(tensors[i].data, values):
+            if not np.array_equal(tensors[i]._array, values):
                 return False
         seen = self._seen
         for i, (tensor, shape, dtype, requires_grad) in enumerate(self._guards):
-            data = tensor.data
+            data = tensor._array
             if tensor._requires_grad is not requires_grad:
                 return False
             if data is not seen[i]:  # updated in place, the usual case, it is the same array
@@ -116,7 +116,7 @@ class ReplayedBackward(Node):
                 "compiled backward: trying to backward through the graph a second time, but "
                 "its saved arrays were freed; pass retain_graph=True to the first backward()"
             )
-        arrays = [g.data if isinstance(g, Tensor) else g for g in grads]
+        arrays = [g._array if isinstance(g, Tensor) else g for g in grads]
         computed = iter(self.record.replay_backward(self.saved, arrays))
         if release:
             self.saved = None
@@ -161,7 +161,7 @@ class CompiledFunction:
                 key = (state.grad_enabled, _signature((args, kwargs), tensors))
             else:  # tensors alone: the usual step(x, y), keyed without the general walk
                 tensors = list(args)
-                key = (state.grad_enabled, *[(a.data.shape, a.data.dtype, a._requires_grad)
+                key = (state.grad_enabled, *[(a._array.shape, a._array.dtype, a._requires_grad)
                                              for a in args])  # fmt: skip
         except TypeError:  # an argument that cannot be told apart by value (unhashable)
             key = None
@@ -233,7 +233,7 @@ def _signature(value: Any, tensors: list[Tensor]) -> Any:
     """A hashable key for the call's arguments; their tensors are appended to ``tensors``."""
     if isinstance(value, Tensor):
         tensors.append(value)
-        return ("T", value.data.shape, value.data.dtype, value._requires_grad)
+        return ("T", value._array.shape, value._array.dtype, value._requires_grad)
     if type(value) in (tuple, list):
         return (type(value).__name__, tuple(_signature(v, tensors) for v in value))
     if type(value) is dict:
@@ -250,12 +250,12 @@ def _signature(value: Any, tensors: list[Tensor]) -> Any:
 def _output_spec(result: Any, tracer: Tracer) -> Any:
     """How to rebuild the call's result from the replay's output arrays."""
     if isinstance(result, Tensor):
-        var = tracer.vars.get(id(result.data))
+        var = tracer.vars.get(id(result._array))
         if result._grad_fn is not None and var is not None and var.kind == "temp":
             tracer.grad_results.append(result)  # its gradient is recorded after the call
             return ("grad", var, len(tracer.grad_results) - 1)
         if var is None or var.kind == "state":  # the same tensor, or equal ones, each call
-            return ("object", result, np.array(result.data, copy=True))
+            return ("object", result, np.array(result._array, copy=True))
         if var.kind == "input":
             return ("input", var.source)
         return ("var", var)
@@ -539,7 +539,7 @@ def make_program(fn: Callable, *, optimized: bool = True) -> Callable[..., Progr
 def _result_vars(result: Any, tracer: Tracer) -> list[Var]:
     """The computed arrays among a call's result tensors: `make_program`'s outputs."""
     if isinstance(result, Tensor):
-        var = tracer.vars.get(id(result.data))
+        var = tracer.vars.get(id(result._array))
         return [var] if var is not None and var.kind == "temp" else []
     if type(result) in (tuple, list):
         return [v for r in result for v in _result_vars(r, tracer)]

@@ -16,7 +16,6 @@ work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from
 from __future__ import annotations
 
 import functools
-import sys
 import threading
 from typing import Any
 
@@ -26,10 +25,9 @@ from .. import dispatch, observe
 from .._tensor import Tensor
 from ..autograd import accumulate_grad, deliver, node_order, run_backward
 from ..errors import ChainruleError, CompileError
-from ..graph import PACKAGE_DIR, state, user_line
+from ..graph import state, user_line
 from ..observe import PLAIN, Observer
 from ..signatures import TRANSLATED, translate
-from ..tensor_base import TensorBase
 from .program import RESULT_BACKWARD, Equation, Var
 
 
@@ -70,10 +68,10 @@ class Tracer(Observer):
         # recorded, and so do this thread's while it runs an op or a whole call (`quietly`).
         self._thread = threading.get_ident()
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
-        self.input_values = [np.array(t.data, copy=True) for t in tensors]
+        self.input_values = [np.array(t._array, copy=True) for t in tensors]
         for i, tensor in enumerate(tensors):
             var = Var(f"x{i}", "input", tensor.shape, tensor.dtype, source=i)
-            self._name(tensor.data, var)
+            self._name(tensor._array, var)
             self.inputs.append(var)
             self.input_index[id(tensor)] = i
 
@@ -81,11 +79,9 @@ class Tracer(Observer):
 
     def __enter__(self) -> Tracer:
         self.attach()
-        _watch_data(True)
         return self
 
     def __exit__(self, *exc_info) -> None:
-        _watch_data(False)
         self.detach()
 
     def graph_break(self, reason: str) -> None:
@@ -112,7 +108,7 @@ class Tracer(Observer):
         """The Var for a Tensor or array the record reads (naming it if it is new), or the
         value itself for a literal; tuples and lists are mapped element by element."""
         if isinstance(value, Tensor):
-            data = value.data
+            data = value._array
             var = self.vars.get(id(data))
             if var is None:
                 self._count += 1
@@ -155,7 +151,7 @@ class Tracer(Observer):
         result = self.quietly(dispatch.apply_op, op, *args, **params)
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
-        data = result.data
+        data = result._array
         promoted = _was_promoted(op, args, params, data)
         if (
             op.decomposition is not None
@@ -169,7 +165,7 @@ class Tracer(Observer):
         eq.promote = promoted
         eq.scalar = data.ndim == 0
         eq.c_order = data.flags.c_contiguous
-        eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a.data) for a in args)
+        eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a._array) for a in args)
         self._record(eq)
         return result
 
@@ -177,22 +173,22 @@ class Tracer(Observer):
         """Record ``op`` as the ops of its decomposition, run on the same inputs, if they give
         ``result``'s array exactly; the row's own node stays for backward."""
         start, previous = len(self.equations), state.grad_enabled
-        inputs = [Tensor._make(a.data) if isinstance(a, Tensor) else a for a in args]
+        inputs = [Tensor._make(a._array) if isinstance(a, Tensor) else a for a in args]
         state.grad_enabled = False  # the decomposition's ops make no nodes
         try:
             value = op.decomposition(*inputs, **params)
         finally:
             state.grad_enabled = previous
-        data = value.data if isinstance(value, Tensor) else None
+        data = value._array if isinstance(value, Tensor) else None
         if (
             observe.current is not self
             or data is None
-            or data.dtype != result.data.dtype
-            or not np.array_equal(data, result.data, equal_nan=True)
+            or data.dtype != result._array.dtype
+            or not np.array_equal(data, result._array, equal_nan=True)
         ):
             del self.equations[start:]  # the row's own equation is recorded instead
             return False
-        self._name(result.data, self.vars[id(data)])
+        self._name(result._array, self.vars[id(data)])
         return True
 
     def run_function(self, cls, args: tuple, kwargs: dict):
@@ -216,7 +212,7 @@ class Tracer(Observer):
                     raise
                 self.graph_break(f"{node.name}'s backward rules on tensors failed ({exc})")
         # The record has ended: the rest of the pass runs as eager mode runs it, on arrays.
-        grads = [g.data if isinstance(g, Tensor) else g for g in grads]
+        grads = [g._array if isinstance(g, Tensor) else g for g in grads]
         return node.propagate(grads, False, release)
 
     def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
@@ -254,7 +250,7 @@ class Tracer(Observer):
         to ops afterwards."""
         if not self.recording():
             return
-        data = _DATA_SLOT.__get__(tensor)
+        data = tensor._array
         var = self.var_of(tensor)
         self.escaped.append((var, data, np.array(data, copy=True), len(self.equations)))
 
@@ -303,13 +299,13 @@ class Tracer(Observer):
             tracing = False
         if not tracing:
             arrays = {
-                leaf: [total.data if isinstance(total, Tensor) else total, owned]
+                leaf: [total._array if isinstance(total, Tensor) else total, owned]
                 for leaf, (total, owned) in leaves.items()
             }
             deliver(arrays, False)
             return
         for leaf, (total, owned) in leaves.items():
-            array = total.data if isinstance(total, Tensor) else np.asarray(total)
+            array = total._array if isinstance(total, Tensor) else np.asarray(total)
             var = self.var_of(total if isinstance(total, Tensor) else array)
             new = accumulate_grad(leaf, array, bool(owned))
             eq = self._grad_equation(leaf, "add", (var,), bool(owned), (self._temp(new),))
@@ -373,47 +369,11 @@ def _was_promoted(op, args: tuple, params: dict, out: np.ndarray) -> bool:
     """Whether `apply_op` gave the op's float result PyTorch's dtype (`dispatch.promote`), so
     that the replay must too: only a float result whose dtype is not its first operand's can
     have been, and then NumPy's own dtype tells."""
-    first = args[0].data if isinstance(args[0], Tensor) else args[0]
+    first = args[0]._array if isinstance(args[0], Tensor) else args[0]
     if out.dtype.kind != "f" or (type(first) is np.ndarray and first.dtype == out.dtype):
         return False
-    arrays = [a.data if isinstance(a, Tensor) else a for a in args]
+    arrays = [a._array if isinstance(a, Tensor) else a for a in args]
     return np.asarray(op.forward(*arrays, **params)).dtype != out.dtype
-
-
-_DATA_SLOT = TensorBase.__dict__["data"]  # the slot itself, which the watch reads through
-_watchers = [0]  # traces in progress (the watch stays until the last ends)
-
-
-def _read(tensor: TensorBase) -> np.ndarray:
-    observer = observe.current
-    if observer is not None and _outside(sys._getframe(1)):
-        observer.data_read(tensor)
-    return _DATA_SLOT.__get__(tensor, TensorBase)
-
-
-def _write(tensor: TensorBase, value: np.ndarray) -> None:
-    observer = observe.current
-    if observer is not None and _outside(sys._getframe(1)):
-        observer.data_assigned(tensor)
-    _DATA_SLOT.__set__(tensor, value)
-
-
-def _outside(frame) -> bool:
-    """Whether ``frame`` runs code outside chainrule (the function being compiled)."""
-    return not frame.f_code.co_filename.startswith(PACKAGE_DIR)
-
-
-def _watch_data(on: bool) -> None:
-    """While a trace runs, ``Tensor.data`` is a property that tells the tracer when code
-    outside chainrule reads or assigns it; otherwise the plain slot (no cost)."""
-    _watchers[0] += 1 if on else -1
-    if on and _watchers[0] == 1:
-        TensorBase.data = property(_read, _write, doc=_DATA_DOC)
-    elif not on and _watchers[0] == 0:
-        TensorBase.data = _DATA_SLOT
-
-
-_DATA_DOC = "The tensor's NumPy array (while a trace runs, reads outside chainrule are noted)."
 
 
 class _Slot:
@@ -510,13 +470,13 @@ def _no_arrays(result: Any) -> tuple:
 
 
 def _tensor_array(result: Tensor) -> tuple:
-    return (result.data,)
+    return (result._array,)
 
 
 def _result_shape(result: Any, arrays: list) -> Any:
     """What a call returned, with its arrays (a Tensor's array) appended to ``arrays``."""
     if isinstance(result, Tensor):
-        arrays.append(result.data)
+        arrays.append(result._array)
         return "tensor"
     if isinstance(result, np.ndarray):
         arrays.append(result)
@@ -529,7 +489,7 @@ def _result_shape(result: Any, arrays: list) -> Any:
 def _flatten(result: Any, shape: Any) -> tuple:
     """The arrays of ``result``, laid out as `_result_shape` found them."""
     if shape == "tensor":
-        return (result.data,)
+        return (result._array,)
     if shape == "array":
         return (result,)
     if type(shape) is tuple:

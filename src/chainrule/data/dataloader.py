@@ -45,7 +45,7 @@ def default_collate(samples: list) -> Any:
         raise DomainError("default_collate: got no samples; a batch needs at least one")
     first = samples[0]
     if isinstance(first, (Tensor, np.ndarray)):
-        arrays = [s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]
+        arrays = [s._array if isinstance(s, Tensor) else np.asarray(s) for s in samples]
         shapes = {a.shape for a in arrays}
         if len(shapes) != 1:
             raise ShapeError(
@@ -268,6 +268,6 @@ class DataLoader:
             if source is not None:
                 tensors, indices = source
                 rows = batch if indices is None else indices[batch]
-                yield [Tensor._make(t.data[rows]) for t in tensors]
+                yield [Tensor._make(t._array[rows]) for t in tensors]
             else:
                 yield self._collate([self.dataset[int(i)] for i in batch])

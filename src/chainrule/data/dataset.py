@@ -88,7 +88,7 @@ class TensorDataset(Dataset):
 
     def __getitem__(self, index) -> tuple[Tensor, ...]:
         # A copy, so that changing a sample cannot change the data set.
-        return tuple(Tensor._make(np.array(t.data[index])) for t in self.tensors)
+        return tuple(Tensor._make(np.array(t._array[index])) for t in self.tensors)
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]

@@ -106,7 +106,7 @@ class BatchTracer(Tensor):
         """A tracer of ``level`` whose examples are ``inner``'s slices along dim 0."""
         t = cls.__new__(cls)
         t.inner, t.level = inner, level
-        t.data = ShapeOnly(inner.shape[1:], inner.dtype, level)
+        t._array = ShapeOnly(inner.shape[1:], inner.dtype, level)
         t._grad, t._output_nr, t._hooks, t._tangent, t._view = None, 0, None, None, None
         t._version_counter = inner._version_counter
         return t

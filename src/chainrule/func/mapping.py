@@ -252,7 +252,7 @@ def _same_values(a: Tensor, b: Tensor) -> bool:
         return True
     levels = batching.levels_of(a)
     return levels == batching.levels_of(b) and np.array_equal(
-        batching.unwrap(a).data, batching.unwrap(b).data
+        batching.unwrap(a)._array, batching.unwrap(b)._array
     )
 
 

@@ -93,18 +93,18 @@ def value_and_grad(f: Callable, argnums=0, has_aux: bool = False) -> Callable:
     def wrapper(*args):
         args, nums, nested = _prepare(args, argnums, "grad")
         out, aux = _split_aux(f(*args), has_aux, "grad")
-        if not isinstance(out, Tensor) or out.data.size != 1:
+        if not isinstance(out, Tensor) or out._array.size != 1:
             shape = fmt_shape(out.shape) if isinstance(out, Tensor) else type(out).__name__
             raise ShapeError(
                 f"grad: f must return a one-element Tensor, got {shape}; "
                 "use jacrev or jacobian for non-scalar outputs, or vjp"
             )
         if not out.requires_grad:
-            grads = tuple(Tensor._make(np.zeros_like(args[i].data)) for i in nums)
+            grads = tuple(Tensor._make(np.zeros_like(args[i]._array)) for i in nums)
         else:
             grads = _autograd(out, [args[i] for i in nums], create_graph=nested, allow_unused=True)
             grads = tuple(
-                Tensor._make(np.zeros_like(args[i].data)) if g is None else g
+                Tensor._make(np.zeros_like(args[i]._array)) if g is None else g
                 for i, g in zip(nums, grads)
             )
         result = grads[0] if isinstance(argnums, int) else grads
@@ -157,13 +157,13 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                     f"{fmt_shape(o.shape)}"
                 )
         if not pairs:
-            return tuple(Tensor._make(np.zeros_like(a.data)) for a in args)
+            return tuple(Tensor._make(np.zeros_like(a._array)) for a in args)
         grads = _autograd(
             [o for o, _ in pairs], args, grad_outputs=[c for _, c in pairs],
             retain_graph=True, create_graph=nested, allow_unused=True,
         )  # fmt: skip
         return tuple(
-            Tensor._make(np.zeros_like(a.data)) if g is None else g for a, g in zip(args, grads)
+            Tensor._make(np.zeros_like(a._array)) if g is None else g for a, g in zip(args, grads)
         )
 
     result = out if nested else _detach_all(out)
@@ -226,7 +226,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
             levels = set(batching.levels_of(p)) | set(batching.levels_of(t))
             p, t = batching.lift(p, levels), batching.lift(t, levels)
         dual = p.detach()
-        batching.unwrap(dual)._tangent = batching.unwrap(t).data.astype(p.dtype, copy=False)
+        batching.unwrap(dual)._tangent = batching.unwrap(t)._array.astype(p.dtype, copy=False)
         inputs.append(dual)
     with _forward_mode():
         out, aux = _split_aux(f(*inputs), has_aux, "jvp")
@@ -234,7 +234,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     tangents_out = []
     for o in outs:
         real = batching.unwrap(o)
-        t = real._tangent if real._tangent is not None else np.zeros_like(real.data)
+        t = real._tangent if real._tangent is not None else np.zeros_like(real._array)
         tangents_out.append(batching.rewrap_like(o, Tensor._make(t)))
         real._tangent = None
     for dual in inputs:
@@ -259,7 +259,7 @@ def _jacobian_layout(
         moved = reshape(stack(columns), in_shape + out_shape)
         n_in, n_out = len(in_shape), len(out_shape)
         return permute(moved, (*range(n_in, n_in + n_out), *range(n_in)))
-    stacked = np.stack([c.data for c in columns])
+    stacked = np.stack([c._array for c in columns])
     if rows:  # one row per output element (reverse mode)
         return Tensor._make(stacked.reshape(out_shape + in_shape))
     # one column per input element (forward mode)
@@ -298,7 +298,7 @@ def jacrev(f: Callable, argnums=0, *, chunk_size: int | None = None) -> Callable
         inputs = [args[i] for i in nums]
         batched = None
         if out.requires_grad and chunk_size != 1:
-            batched = _batched_rows(out, inputs, nested, chunk_size or out.data.size)
+            batched = _batched_rows(out, inputs, nested, chunk_size or out._array.size)
         if batched is not None:
             jacobians = [rows.reshape(out.shape + x.shape) for x, rows in zip(inputs, batched)]
         else:
@@ -315,7 +315,7 @@ def _looped_rows(out: Tensor, inputs: list, nested: bool) -> list[list]:
     """Per input, the Jacobian's rows: row k is the gradient of output element k, one
     backward pass each."""
     per_input: list[list] = [[] for _ in inputs]
-    elements = [out] if out.data.size == 1 else list(out.reshape(-1))
+    elements = [out] if out._array.size == 1 else list(out.reshape(-1))
     for element in elements:
         if not out.requires_grad:
             grads = [None] * len(inputs)
@@ -323,7 +323,7 @@ def _looped_rows(out: Tensor, inputs: list, nested: bool) -> list[list]:
             grads = _autograd(element, inputs, retain_graph=True, create_graph=nested,
                               allow_unused=True)  # fmt: skip
         for j, g in enumerate(grads):
-            per_input[j].append(Tensor._make(np.zeros_like(inputs[j].data)) if g is None else g)
+            per_input[j].append(Tensor._make(np.zeros_like(inputs[j]._array)) if g is None else g)
     return per_input
 
 
@@ -336,7 +336,7 @@ def _batched_rows(out: Tensor, inputs: list, nested: bool, chunk: int) -> list[T
     ops on the batched cotangent go through the batching rules. Without ``nested`` the rows
     are returned detached.
     """
-    n = out.data.size
+    n = out._array.size
     if n < 2 or batching.active_levels() or state.anomaly or not _plain_graph(out):
         return None
     identity = np.eye(n, dtype=out.dtype).reshape((n, *out.shape))
@@ -361,7 +361,7 @@ def _batched_rows(out: Tensor, inputs: list, nested: bool, chunk: int) -> list[T
                 return None
             chunks[j].append(g)
     rows = [parts[0] if len(parts) == 1 else cat(parts) for parts in chunks]
-    return [r if nested else Tensor._make(np.array(r.data)) for r in rows]  # owned, writable
+    return [r if nested else Tensor._make(np.array(r._array)) for r in rows]  # owned, writable
 
 
 def _plain_graph(out: Tensor) -> bool:
@@ -391,7 +391,7 @@ def jacfwd(f: Callable, argnums=0) -> Callable:
             columns, out_shape = [], ()
             for index in np.ndindex(args[i].shape):
                 tangents = [Tensor._make(np.zeros(a.shape, a.dtype)) for a in args]
-                tangents[i].data[index] = 1
+                tangents[i]._array[index] = 1
                 out, column = jvp(f, args, tangents)
                 out_shape = out.shape
                 columns.append(column)

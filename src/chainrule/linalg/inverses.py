@@ -207,7 +207,7 @@ def _singular(i: int) -> str:
 
 def _lu_info_of(a: np.ndarray) -> np.ndarray:
     lu_packed, _ = unpack(_lu_factor(a), lu_shapes(a.shape))
-    return lu_info(lu_packed).data
+    return lu_info(lu_packed)._array
 
 
 def inv_ex(A, *, check_errors: bool = False) -> InvExResult:

@@ -239,8 +239,8 @@ def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False) -> LUFact
     _no_pivot("lu_factor_ex", pivot)
     lu_packed, pivots = lu_factor_parts("lu_factor_ex", A)
     info = lu_info(lu_packed)
-    if check_errors and info.data.any():
-        _failed("lu_factor_ex", info.data, lambda i: f"U[{i - 1}, {i - 1}] is exactly zero")
+    if check_errors and info._array.any():
+        _failed("lu_factor_ex", info._array, lambda i: f"U[{i - 1}, {i - 1}] is exactly zero")
     return LUFactorExResult(lu_packed, pivots, info)
 
 

@@ -91,7 +91,7 @@ def _stacked(a, b):
 
 
 def _values(a) -> np.ndarray:
-    return a.data if isinstance(a, Tensor) else np.asarray(a)
+    return a._array if isinstance(a, Tensor) else np.asarray(a)
 
 
 # Rows with several outputs pack them into one array; the public functions unpack them.

@@ -130,11 +130,11 @@ class AliasMethods:
 
     def ndimension(self) -> int:
         """The number of dimensions (`dim`)."""
-        return self.data.ndim
+        return self._array.ndim
 
     def nelement(self) -> int:
         """The number of elements (`numel`)."""
-        return self.data.size
+        return self._array.size
 
     def dim_order(self, *, ambiguity_check=False) -> tuple[int, ...]:
         """The dimensions from the largest memory step to the smallest (ties in their order),
@@ -148,10 +148,10 @@ class AliasMethods:
         >>> x.dim_order(), x.permute(2, 0, 1).dim_order()
         ((0, 1, 2), (1, 2, 0))
         """
-        steps = self.data.strides
+        steps = self._array.strides
         order = tuple(sorted(range(self.ndim), key=lambda d: -steps[d]))
         if isinstance(ambiguity_check, (list, tuple)):
-            if dtypes.contiguous_format in ambiguity_check and self.data.flags.c_contiguous:
+            if dtypes.contiguous_format in ambiguity_check and self._array.flags.c_contiguous:
                 return order
             raise DomainError(
                 "dim_order: this tensor's layout is none of the memory formats given "
@@ -166,7 +166,7 @@ class AliasMethods:
 
     def const_data_ptr(self) -> int:
         """The address of the first element in memory (of the NumPy array's buffer)."""
-        return int(self.data.__array_interface__["data"][0])
+        return int(self._array.__array_interface__["data"][0])
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
         """A tensor of ``size`` whose elements lie ``stride`` elements apart in memory, in

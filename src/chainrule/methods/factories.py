@@ -161,17 +161,17 @@ class FactoryMethods:
         >>> chainrule.zeros(3).element_size(), chainrule.zeros(3).nbytes
         (4, 12)
         """
-        return self.data.itemsize
+        return self._array.itemsize
 
     @property
     def itemsize(self) -> int:
         """Bytes per element."""
-        return self.data.itemsize
+        return self._array.itemsize
 
     @property
     def nbytes(self) -> int:
         """Bytes of all the elements."""
-        return self.data.nbytes
+        return self._array.nbytes
 
     # New tensors like this one: its dtype unless ``dtype``.
 
@@ -210,7 +210,7 @@ class FactoryMethods:
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
         """A copy of ``data`` in this tensor's dtype unless ``dtype``, with no history."""
-        data = data.data if isinstance(data, FactoryMethods) else data
+        data = data._array if isinstance(data, FactoryMethods) else data
         array = np.array(data, dtype=self._new_dtype(dtype, "new_tensor"))
         return self._new_like(array, requires_grad, device, "new_tensor")
 

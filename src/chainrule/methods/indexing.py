@@ -20,11 +20,11 @@ class IndexingMethods:
 
     def is_contiguous(self) -> bool:
         """Whether the elements lie in memory in row-major order without gaps."""
-        return bool(self.data.flags.c_contiguous)
+        return bool(self._array.flags.c_contiguous)
 
     def stride(self, dim: int | None = None):
         """The step in memory, in elements, between neighbours along each dim (or ``dim``)."""
-        steps = tuple(s // self.data.itemsize for s in self.data.strides)
+        steps = tuple(s // self._array.itemsize for s in self._array.strides)
         return (
             steps
             if dim is None

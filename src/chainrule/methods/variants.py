@@ -64,7 +64,7 @@ def _become(tensor, view, name: str):
     """Make ``tensor`` the view ``view`` of itself (``x.t_()``: x is now x.t()), keeping its
     identity: its array, history and view record are the view's."""
     _refuse_leaf(tensor, name)
-    tensor.data = view.data
+    tensor._array = view._array
     tensor._grad_fn, tensor._output_nr = view._grad_fn, view._output_nr
     tensor._tangent = view._tangent
     # A view of a view keeps its base; a tensor that owned its memory still owns it.
@@ -124,14 +124,14 @@ class InPlaceMethods:
             raise GraphError("resize_: a tensor that requires grad cannot be resized")
         if any(not isinstance(n, (int, np.integer)) or n < 0 for n in shape):
             raise ShapeError(f"resize_: sizes must be non-negative integers, got {shape}")
-        flat = self.data.reshape(-1)
+        flat = self._array.reshape(-1)
         size = int(np.prod(shape, dtype=np.int64))
         if size <= flat.size:
-            self.data = flat[:size].reshape(shape)
+            self._array = flat[:size].reshape(shape)
         else:
-            grown = np.zeros(size, self.data.dtype)
+            grown = np.zeros(size, self._array.dtype)
             grown[: flat.size] = flat
-            self.data = grown.reshape(shape)
+            self._array = grown.reshape(shape)
         self._version_counter.bump("resize_")
         return self
 
@@ -177,9 +177,9 @@ def _map_in_place(tensor, name: str, fn, *others):
             f"tensor requires grad; call it on tensor.detach()"
         )
     arrays = [np.broadcast_to(getattr(o, "data", o), tensor.shape) for o in others]
-    values = np.frompyfunc(fn, 1 + len(arrays), 1)(tensor.data, *arrays)
+    values = np.frompyfunc(fn, 1 + len(arrays), 1)(tensor._array, *arrays)
     try:
-        tensor.data[...] = values.astype(tensor.dtype)
+        tensor._array[...] = values.astype(tensor.dtype)
     except (TypeError, ValueError) as exc:
         raise DTypeError(
             f"{name}: the function's results do not fit this tensor's dtype {tensor.dtype}: {exc}"

@@ -28,7 +28,7 @@ class Parameter(Tensor):
             data = np.empty((0,), np.float32)
         super().__init__(data, requires_grad=requires_grad)
         if isinstance(data, Tensor):
-            self.data = data.data
+            self._array = data._array
             self._version_counter = data._version_counter
 
     def __repr__(self) -> str:
@@ -37,6 +37,6 @@ class Parameter(Tensor):
     def detach(self) -> Tensor:
         """The same data without history, as a plain Tensor (as PyTorch's): assigned to a
         module attribute, it is not registered as a parameter again."""
-        plain = Tensor._make(self.data)
+        plain = Tensor._make(self._array)
         plain._version_counter = self._version_counter
         return plain

@@ -23,7 +23,7 @@ def as_tensor(x, op: str) -> Tensor:
 
 def shape_of(x) -> tuple:
     """The shape of a Tensor or array (one example's inside vmap)."""
-    return tuple(x.data.shape if isinstance(x, Tensor) else np.shape(x))
+    return tuple(x._array.shape if isinstance(x, Tensor) else np.shape(x))
 
 
 def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:

@@ -36,7 +36,7 @@ def _reverse_cumsum(g, dim: int):
 
 def _zeros_of_cumprod(x, dim: int):
     """Where each slice of x is before its first zero, and where that zero is."""
-    x = x.data if isinstance(x, Tensor) else x
+    x = x._array if isinstance(x, Tensor) else x
     zero = x == 0
     seen = np.cumsum(zero, axis=dim)
     return seen == 0, zero & (seen == 1)

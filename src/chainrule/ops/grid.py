@@ -46,7 +46,7 @@ def _reflect(x, twice_low: int, twice_high: int):
 @replayed_whole(pure=True)  # a compiled step works it out from the new coordinates
 def _even_flips(x: Tensor, span: float) -> np.ndarray:
     """Where x (>= 0) lies an even number of spans from 0: reflected an even number of times."""
-    return np.floor(x.data / span) % 2 == 0
+    return np.floor(x._array / span) % 2 == 0
 
 
 def _source(coord, size: int, padding_mode: str, align_corners: bool):
@@ -73,9 +73,9 @@ def _pixels(coords: list, corner: tuple | None, sizes: tuple, lead: tuple, dtype
     coordinate rounded (ties to even) for ``corner`` None, else floored plus the corner's 0
     or 1; outside pixels are clipped to the edge (the mask zeroes them)."""
     if corner is None:
-        positions = [np.round(c.data).astype(np.int64) for c in coords]
+        positions = [np.round(c._array).astype(np.int64) for c in coords]
     else:
-        positions = [np.floor(c.data).astype(np.int64) + k for c, k in zip(coords, corner)]
+        positions = [np.floor(c._array).astype(np.int64) + k for c, k in zip(coords, corner)]
     inside = np.ones(positions[0].shape, bool)
     for p, size in zip(positions, sizes):
         inside &= (p >= 0) & (p < size)
@@ -90,7 +90,7 @@ def _pixels(coords: list, corner: tuple | None, sizes: tuple, lead: tuple, dtype
 @replayed_whole(pure=True)  # a compiled step reads the new coordinates at each call
 def _floors(coords: list) -> list:
     """Each coordinate rounded down (as floats)."""
-    return [np.floor(c.data) for c in coords]
+    return [np.floor(c._array) for c in coords]
 
 
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros",

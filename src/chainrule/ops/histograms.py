@@ -157,7 +157,7 @@ def _bin_edges(x: Tensor, bins, limits, op: str, dim: int) -> Tensor:
                 f"{op}: bin edges ({fmt_dtype(bins.dtype)}) must have the input's dtype "
                 f"({fmt_dtype(x.dtype)})"
             )
-        if np.any(bins.data[1:] < bins.data[:-1]):  # PyTorch counts nothing then
+        if np.any(bins._array[1:] < bins._array[:-1]):  # PyTorch counts nothing then
             raise DomainError(f"{op}: the bin edges of dim {dim} must not decrease")
         return bins
     if not isinstance(bins, numbers.Integral) or isinstance(bins, bool) or bins <= 0:
@@ -297,12 +297,12 @@ def bincount(x, weights=None, minlength: int = 0) -> Tensor:
             f"bincount: needs a 1-D tensor of non-negative integers, got shape "
             f"{fmt_shape(x.shape)} {fmt_dtype(x.dtype)}"
         )
-    if x.data.size and x.data.min() < 0:
-        raise DomainError(f"bincount: values must be non-negative, got {int(x.data.min())}")
+    if x._array.size and x._array.min() < 0:
+        raise DomainError(f"bincount: values must be non-negative, got {int(x._array.min())}")
     if not isinstance(minlength, numbers.Integral) or minlength < 0:
         raise DomainError(f"bincount: minlength must be a non-negative int, got {minlength!r}")
     if weights is not None:
-        weights = as_tensor(weights, "bincount").data
+        weights = as_tensor(weights, "bincount")._array
         if weights.shape != x.shape:
             raise ShapeError(
                 f"bincount: weights of shape {fmt_shape(weights.shape)} must match the input "

@@ -197,11 +197,11 @@ def _index_item(item, op: str):
     if isinstance(item, numbers.Integral):
         return int(item)
     if isinstance(item, Tensor):
-        item = item.data
+        item = item._array
         if item.ndim == 0 and item.dtype.kind in "iu":
             return int(item)  # a 0-d integer tensor indexes as an int (a view), as in PyTorch
     if isinstance(item, (list, tuple)):
-        item = np.asarray([i.data if isinstance(i, Tensor) else i for i in item])
+        item = np.asarray([i._array if isinstance(i, Tensor) else i for i in item])
         if item.size == 0:
             item = item.astype(np.int64)
     if isinstance(item, np.ndarray):
@@ -333,7 +333,7 @@ def index_array(
 ) -> np.ndarray:
     """``index`` (a Tensor, array or list) as an integer array, with ``ndim`` dims if given
     and, if given, one of ``dtypes`` (a list of ints is int64)."""
-    index = np.asarray(index.data if isinstance(index, Tensor) else index)
+    index = np.asarray(index._array if isinstance(index, Tensor) else index)
     if index.dtype.kind not in "iu" and index.size:  # an empty list comes as float64
         raise DTypeError(f"{op}: index must be an integer tensor, got {fmt_dtype(index.dtype)}")
     if dtypes is not None and index.dtype.kind in "iu" and index.dtype.name not in dtypes:

@@ -398,7 +398,7 @@ def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
     >>> cr.allclose(cr.tensor([1.0, 2.0]), cr.tensor([1.0, 2.0 + 1e-9]))
     True
     """
-    return bool(np.all(isclose(input, other, rtol, atol, equal_nan).data))
+    return bool(np.all(isclose(input, other, rtol, atol, equal_nan)._array))
 
 
 def equal(input, other) -> bool:
@@ -415,7 +415,7 @@ def equal(input, other) -> bool:
         raise DTypeError(
             f"equal: expected two tensors, got {type(input).__name__} and {type(other).__name__}"
         )
-    return input.shape == other.shape and bool(np.array_equal(input.data, other.data))
+    return input.shape == other.shape and bool(np.array_equal(input._array, other._array))
 
 
 def square(input):

@@ -33,7 +33,7 @@ def with_batch(x, size: int) -> Tensor:
 
 def _grid(indices: np.ndarray, dim: int) -> tuple:
     """The open grid that picks ``indices`` along ``dim``: positions along every other dim."""
-    indices = indices.data if isinstance(indices, Tensor) else indices
+    indices = indices._array if isinstance(indices, Tensor) else indices
     return tuple(
         indices
         if d == dim
@@ -48,7 +48,7 @@ def _take(x, indices, dim: int):
 
 def _put(g, x_shape: tuple, indices, dim: int):
     """Zeros of ``x_shape`` with g added at ``indices`` along ``dim`` (the VJP of `_take`)."""
-    indices = indices.data if isinstance(indices, Tensor) else indices
+    indices = indices._array if isinstance(indices, Tensor) else indices
     if not isinstance(g, Tensor):
         out = np.zeros(x_shape, g.dtype)
         np.add.at(out, _grid(indices, dim), g)

@@ -226,7 +226,7 @@ def _input_indices(positions, kernel, outs, sizes, stride, padding, dilation, li
     maxima were found at (flat into ``kernel``): `_first_max`'s array (windows first) or the
     indices ``max`` returned (a Tensor, windows last). ``line`` drops the row of a 1-D input
     pooled as an image, ``batched`` False drops N."""
-    positions = positions.data if isinstance(positions, Tensor) else positions[0]
+    positions = positions._array if isinstance(positions, Tensor) else positions[0]
     # Offset o of output i along a dim is input position i*stride - padding + o*dilation.
     offsets = np.unravel_index(positions, kernel)
     n, flat = len(kernel), 0
@@ -244,7 +244,7 @@ def _first_max(windows) -> np.ndarray:
     """np.argmax(windows, axis=0, keepdims=True): where each slice along axis 0 has its first
     maximum, a NaN counting as the largest. Written with whole-slab operations, because
     np.argmax along a leading axis first copies the array to move that axis last."""
-    windows = windows.data if isinstance(windows, Tensor) else windows
+    windows = windows._array if isinstance(windows, Tensor) else windows
     k = windows.shape[0]
     largest = np.amax(windows, axis=0)
     hits = windows == largest
@@ -385,7 +385,7 @@ def _adaptive_max(op: str, n: int, input, output_size, return_indices: bool):
     values, where = max_over(reshape(windows, (*windows.shape[:-n], math.prod(kernel))), -1)
     if not return_indices:
         return values
-    offsets = np.unravel_index(where.data, kernel)
+    offsets = np.unravel_index(where._array, kernel)
     flat = 0
     for d, (p, size) in enumerate(zip(positions, sizes)):
         out_index = np.arange(outs[d]).reshape([-1 if e == d else 1 for e in range(n)])
@@ -760,7 +760,7 @@ def _fractional(op: str, n: int, input, kernel_size, output_size, output_ratio,
         )
     if samples is None:
         samples = default_generator().random((shape[0], shape[1], n)).astype(_dtype(x))
-    samples = samples.data if isinstance(samples, Tensor) else np.asarray(samples)
+    samples = samples._array if isinstance(samples, Tensor) else np.asarray(samples)
     if samples.shape != (shape[0], shape[1], n):
         raise ShapeError(
             f"{op}: _random_samples must have shape {fmt_shape((shape[0], shape[1], n))}, "
@@ -782,7 +782,7 @@ def _fractional(op: str, n: int, input, kernel_size, output_size, output_ratio,
     values = _unbatched(values, batched)
     if not return_indices:
         return values
-    offsets = np.unravel_index(found.data, kernel)
+    offsets = np.unravel_index(found._array, kernel)
     flat = 0
     for d in range(n):
         starts = positions[d][(Ellipsis, *[0] * n)]  # (N, C, 1.., out_d, 1..)
@@ -859,7 +859,7 @@ def fractional_max_pool3d_with_indices(
 def _unpool(op: str, n: int, input, indices, kernel_size, stride, padding, output_size):
     """max_unpool{n}d: values scattered into zeros at their flat positions per plane."""
     x, batched = _batched(input, op, n)
-    index = indices.data if isinstance(indices, Tensor) else np.asarray(indices)
+    index = indices._array if isinstance(indices, Tensor) else np.asarray(indices)
     if index.shape != np.shape(input):
         raise ShapeError(
             f"{op}: indices of shape {fmt_shape(index.shape)} must match the input's "

@@ -363,11 +363,11 @@ class ValuesIndices(NamedTuple):
 
 
 def _data(x):
-    return x.data if isinstance(x, Tensor) else x
+    return x._array if isinstance(x, Tensor) else x
 
 
 def _dims(x, dim, op: str) -> tuple[int, ...]:
-    return normalize_dims(x.data.ndim if isinstance(x, Tensor) else np.ndim(x), dim, op)
+    return normalize_dims(x._array.ndim if isinstance(x, Tensor) else np.ndim(x), dim, op)
 
 
 def _one_dim(x, dim, op: str, hint: str = "") -> tuple[int, ...]:

@@ -35,9 +35,9 @@ def binomial(count, prob, generator=None) -> Tensor:
             f"binomial: count and prob must be floating-point, got {fmt_dtype(n.dtype)} and "
             f"{fmt_dtype(p.dtype)}"
         )
-    if not np.all((p.data >= 0) & (p.data <= 1)):
+    if not np.all((p._array >= 0) & (p._array <= 1)):
         raise DomainError("binomial: prob must lie in [0, 1] (and not be NaN)")
-    if not np.all(n.data >= 0):
+    if not np.all(n._array >= 0):
         raise DomainError("binomial: count must be non-negative (and not NaN)")
     try:
         shape = np.broadcast_shapes(n.shape, p.shape)
@@ -47,5 +47,5 @@ def binomial(count, prob, generator=None) -> Tensor:
             f"{fmt_shape(p.shape)} do not broadcast"
         ) from None
     rng = random.numpy_generator(generator, "binomial")
-    draws = rng.binomial(n.data.astype(int64), p.data.astype(np.float64), size=shape)
+    draws = rng.binomial(n._array.astype(int64), p._array.astype(np.float64), size=shape)
     return Tensor._make(np.asarray(draws, dtype=n.dtype))

@@ -105,7 +105,7 @@ def _scatter_reduce(x, src, dim, index, reduce, include_self):
 
 
 def _data(v) -> np.ndarray:
-    return v.data if isinstance(v, Tensor) else v
+    return v._array if isinstance(v, Tensor) else v
 
 
 @replayed_whole(pure=True)  # a compiled step works it out from the new values at each call

@@ -35,7 +35,7 @@ def masked_select(input, mask):
     >>> x.masked_select(x > 0)
     tensor([1, 4])
     """
-    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+    mask = np.asarray(mask._array if isinstance(mask, Tensor) else mask)
     if mask.dtype != bool:
         raise DTypeError(f"masked_select: mask must be a bool tensor, got {fmt_dtype(mask.dtype)}")
     shape = np.shape(input)
@@ -102,7 +102,7 @@ def nonzero(input, *, as_tuple: bool = False):
         return out
     if out.shape[1] == 0:  # a 0-d input: one position per non-zero element, as in PyTorch
         return (Tensor._make(np.zeros(out.shape[0], np.int64)),)
-    return tuple(Tensor._make(np.ascontiguousarray(out.data[:, d])) for d in range(out.shape[1]))
+    return tuple(Tensor._make(np.ascontiguousarray(out._array[:, d])) for d in range(out.shape[1]))
 
 
 def argwhere(input):

@@ -295,7 +295,7 @@ def unique(x, sorted: bool = True, return_inverse: bool = False, return_counts: 
     if not (return_inverse or return_counts):
         return values
     _, inverse, counts = np.unique(
-        x.data, return_inverse=True, return_counts=True, axis=d, equal_nan=False
+        x._array, return_inverse=True, return_counts=True, axis=d, equal_nan=False
     )
     inverse = inverse.reshape(x.shape if d is None else (x.shape[d],)).astype(np.int64)
     extra = [Tensor._make(inverse)] if return_inverse else []
@@ -410,7 +410,7 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
     values = unique_consecutive_row(x, dim=d)
     if not (return_inverse or return_counts):
         return values
-    starts = _run_starts(x.data, d)
+    starts = _run_starts(x._array, d)
     inverse = np.cumsum(starts) - 1
     extra = []
     if return_inverse:

@@ -122,8 +122,8 @@ def _weights(weights, n: int, integral: bool, name: str) -> Tensor:
     if (w.dtype.kind in "biu") != integral:
         want = "an integer" if integral else "a floating-point"
         raise DTypeError(f"cov: {name} must have {want} dtype, got {fmt_dtype(w.dtype)}")
-    if w.numel() and w.data.min() < 0:
-        raise DomainError(f"cov: {name} must not be negative, got {w.data.min()}")
+    if w.numel() and w._array.min() < 0:
+        raise DomainError(f"cov: {name} must not be negative, got {w._array.min()}")
     return w.reshape(-1)
 
 
@@ -193,7 +193,7 @@ def _q_tensor(q, x: Tensor, op: str) -> Tensor:
             raise DTypeError(
                 f"{op}: q ({fmt_dtype(q.dtype)}) must have the input's dtype ({fmt_dtype(x.dtype)})"
             )
-        values = q.data
+        values = q._array
     elif isinstance(q, numbers.Real) and not isinstance(q, bool):
         values = np.asarray(q, x.dtype)
         q = Tensor._make(values)

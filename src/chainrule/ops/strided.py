@@ -254,7 +254,7 @@ def contiguous(input):
     >>> x.contiguous() is x, x.t().contiguous().is_contiguous()
     (True, True)
     """
-    data = input.data
+    data = input._array
     if isinstance(data, np.ndarray) and data.flags.c_contiguous:
         return input
     return contiguous_row(input)

@@ -203,7 +203,7 @@ def mvlgamma(input, p: int):
     if p < 1:
         raise DomainError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
     low = (p - 1) / 2
-    values = np.asarray(input.data if isinstance(input, Tensor) else input)
+    values = np.asarray(input._array if isinstance(input, Tensor) else input)
     if np.any(values <= low):
         raise DomainError(
             f"mvlgamma: all elements must be greater than (p - 1) / 2 = {low} for p = {p}, "

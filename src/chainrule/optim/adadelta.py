@@ -61,7 +61,7 @@ class Adadelta(Optimizer):
         state["step"] += 1
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
-        square_avg, acc_delta = state["square_avg"].data, state["acc_delta"].data
+        square_avg, acc_delta = state["square_avg"]._array, state["acc_delta"]._array
         square_avg *= rho
         square_avg += (1 - rho) * (g * g)
         delta = np.sqrt(acc_delta + eps) / np.sqrt(square_avg + eps) * g

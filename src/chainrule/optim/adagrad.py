@@ -65,6 +65,6 @@ class Adagrad(Optimizer):
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
         lr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-        total = state["sum"].data
+        total = state["sum"]._array
         total += g * g
         x -= lr * (g / (np.sqrt(total) + group["eps"]))

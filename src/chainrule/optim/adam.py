@@ -32,7 +32,7 @@ def _moments(x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> tuple:
         state["step"] = 0
         state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
     state["step"] += 1
-    exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
+    exp_avg, exp_avg_sq = state["exp_avg"]._array, state["exp_avg_sq"]._array
     _running_means(exp_avg, exp_avg_sq, g, group["betas"])
     return state["step"], exp_avg, exp_avg_sq
 
@@ -120,7 +120,7 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             if "max_exp_avg_sq" not in state:
                 state["max_exp_avg_sq"] = _zeros(x)
-            max_exp_avg_sq = state["max_exp_avg_sq"].data
+            max_exp_avg_sq = state["max_exp_avg_sq"]._array
             np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
             exp_avg_sq = max_exp_avg_sq
         x -= _adam_step(exp_avg, exp_avg_sq, step, group)
@@ -137,20 +137,20 @@ class Adam(Optimizer):
             return False
         params, state = group["params"], self.state
         lr, weight_decay = group["lr"], group["weight_decay"]
-        g = np.concatenate([p.grad.data.reshape(-1) for p in params])
+        g = np.concatenate([p.grad._array.reshape(-1) for p in params])
         if group["maximize"]:
             np.negative(g, out=g)
         if weight_decay != 0 and group["decoupled_weight_decay"]:
             for p in params:
-                p.data *= 1 - lr * weight_decay
+                p._array *= 1 - lr * weight_decay
         elif weight_decay != 0:
-            g += weight_decay * np.concatenate([p.data.reshape(-1) for p in params])
+            g += weight_decay * np.concatenate([p._array.reshape(-1) for p in params])
         for p in params:
             state[p]["step"] += 1
         _running_means(flat.exp_avg, flat.exp_avg_sq, g, group["betas"])
         update = _adam_step(flat.exp_avg, flat.exp_avg_sq, state[params[0]]["step"], group)
         for p, start, stop in zip(params, flat.starts, flat.stops):
-            p.data -= update[start:stop].reshape(p.data.shape)
+            p._array -= update[start:stop].reshape(p._array.shape)
         return True
 
 
@@ -169,13 +169,13 @@ class _FlatState:
         params = group["params"]
         if len(params) < 2:
             return None
-        dtype = params[0].data.dtype
+        dtype = params[0]._array.dtype
         if dtype.kind != "f":
             return None
         states, steps = optimizer.state, set()
         for p in params:
             grad = p.grad
-            if grad is None or p.data.dtype != dtype or grad.data.dtype != dtype:
+            if grad is None or p._array.dtype != dtype or grad._array.dtype != dtype:
                 return None
             steps.add(states[p].get("step", 0) if p in states else 0)
         if len(steps) != 1:
@@ -189,7 +189,7 @@ class _FlatState:
     def __init__(self, optimizer: Adam, group: dict, dtype: np.dtype) -> None:
         params = group["params"]
         self.group, self.params = group, list(params)
-        sizes = [p.data.size for p in params]
+        sizes = [p._array.size for p in params]
         self.stops = list(np.cumsum(sizes))
         self.starts = [stop - size for stop, size in zip(self.stops, sizes)]
         total = self.stops[-1]
@@ -198,9 +198,9 @@ class _FlatState:
             state = optimizer.state[p]
             state.setdefault("step", 0)
             for name, flat in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
-                view = flat[start:stop].reshape(p.data.shape)
+                view = flat[start:stop].reshape(p._array.shape)
                 if name in state:
-                    view[...] = state[name].data  # earlier steps' values (loaded, or per tensor)
+                    view[...] = state[name]._array  # earlier steps' values (loaded, or per tensor)
                 state[name] = Tensor._make(view)
 
     def holds(self, optimizer: Adam, group: dict) -> bool:
@@ -215,9 +215,9 @@ class _FlatState:
             if (
                 state is None
                 or state.get("exp_avg") is None
-                or state["exp_avg"].data.base is not self.exp_avg
+                or state["exp_avg"]._array.base is not self.exp_avg
                 or state.get("exp_avg_sq") is None
-                or state["exp_avg_sq"].data.base is not self.exp_avg_sq
+                or state["exp_avg_sq"]._array.base is not self.exp_avg_sq
             ):
                 return False
         return True
@@ -450,7 +450,7 @@ class Adamax(Optimizer):
             state["exp_avg"], state["exp_inf"] = _zeros(x), _zeros(x)
         state["step"] += 1
         g = _decay(x, g, group, decoupled=False)
-        exp_avg, exp_inf = state["exp_avg"].data, state["exp_inf"].data
+        exp_avg, exp_inf = state["exp_avg"]._array, state["exp_inf"]._array
         _lerp_(exp_avg, g, 1 - beta1)
         exp_inf *= beta2
         np.maximum(exp_inf, np.abs(g) + group["eps"], out=exp_inf)
@@ -507,7 +507,7 @@ class SparseAdam(Optimizer):
             return
         beta1, beta2 = group["betas"]
         step = state["step"]
-        exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
+        exp_avg, exp_avg_sq = state["exp_avg"]._array, state["exp_avg_sq"]._array
         g = g[rows]
         old_avg, old_sq = exp_avg[rows], exp_avg_sq[rows]
         avg_update = (g - old_avg) * (1 - beta1)

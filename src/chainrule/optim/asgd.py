@@ -70,7 +70,7 @@ class ASGD(Optimizer):
         state["step"] += 1
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
-        eta, ax = state["eta"], state["ax"].data
+        eta, ax = state["eta"], state["ax"]._array
         x *= 1 - lambd * eta
         x += -eta * g
         if state["mu"] != 1:

@@ -198,7 +198,7 @@ class LBFGS(Optimizer):
     def _flat_grad(self) -> np.ndarray:
         return np.concatenate(
             [
-                np.zeros(p.data.size, p.data.dtype) if p.grad is None else p.grad.data.ravel()
+                np.zeros(p._array.size, p._array.dtype) if p.grad is None else p.grad._array.ravel()
                 for p in self._params
             ]
         )
@@ -207,14 +207,14 @@ class LBFGS(Optimizer):
         """Move every parameter by ``step_size * direction`` (its slice of the flat vector)."""
         offset = 0
         for p in self._params:
-            size = p.data.size
-            p.data += step_size * direction[offset : offset + size].reshape(p.shape)
+            size = p._array.size
+            p._array += step_size * direction[offset : offset + size].reshape(p.shape)
             p._version_counter.bump("LBFGS.step")
             offset += size
 
     def _set(self, arrays: list[np.ndarray]) -> None:
         for p, array in zip(self._params, arrays):
-            p.data[...] = array
+            p._array[...] = array
             p._version_counter.bump("LBFGS.step")
 
     def _directional(
@@ -307,7 +307,7 @@ class LBFGS(Optimizer):
             evals = 0
             if group["line_search_fn"] is not None:
                 along = functools.partial(
-                    self._directional, evaluate, [p.data.copy() for p in self._params]
+                    self._directional, evaluate, [p._array.copy() for p in self._params]
                 )
                 loss, flat_grad, t, evals = _strong_wolfe(
                     along, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals
@@ -344,14 +344,14 @@ class LBFGS(Optimizer):
         if name in ("d", "prev_flat_grad", "old_dirs", "old_stps"):
             return _tensors(_arrays(value), copy=True)
         if isinstance(value, (Tensor, np.ndarray)):
-            return np.asarray(value.data if isinstance(value, Tensor) else value).item()
+            return np.asarray(value._array if isinstance(value, Tensor) else value).item()
         return list(value) if isinstance(value, (list, tuple)) else value
 
 
 def _arrays(value: Any) -> Any:
     """The arrays inside a state entry (a Tensor, or a list of them); others as they are."""
     if isinstance(value, Tensor):
-        return value.data
+        return value._array
     if isinstance(value, (list, tuple)):
         return [_arrays(item) for item in value]
     return value

@@ -77,7 +77,7 @@ class Adafactor(Optimizer):
     def _load_value(self, value: Any, param: Tensor, name: str, key: Any) -> Any:
         if name not in ("row_var", "col_var"):
             return super()._load_value(value, param, name, key)
-        array = np.array(value.data if isinstance(value, Tensor) else value, param.dtype)
+        array = np.array(value._array if isinstance(value, Tensor) else value, param.dtype)
         shape = list(param.shape)
         shape[-1 if name == "row_var" else -2] = 1
         if list(array.shape) != shape:
@@ -106,7 +106,7 @@ class Adafactor(Optimizer):
         if group["weight_decay"] != 0:
             x *= 1 - lr * group["weight_decay"]
         if g.ndim > 1:
-            row_var, col_var = state["row_var"].data, state["col_var"].data
+            row_var, col_var = state["row_var"]._array, state["col_var"]._array
             square = g * g
             row_mean = np.sqrt(np.sum(square, axis=-1, keepdims=True)) ** 2 / g.shape[-1]
             _lerp_(row_var, row_mean, one_minus_beta2)
@@ -115,7 +115,7 @@ class Adafactor(Optimizer):
             estimate = row_var @ col_var
             estimate /= np.maximum(np.mean(row_var, axis=-2, keepdims=True), eps1)
         else:
-            variance = state["variance"].data
+            variance = state["variance"]._array
             _lerp_(variance, g * g, one_minus_beta2)
             estimate = variance.copy()
         update = g / np.sqrt(np.maximum(estimate, eps1 * eps1))
@@ -206,7 +206,7 @@ class Muon(Optimizer):
         momentum = group["momentum"]
         if "momentum_buffer" not in state:
             state["momentum_buffer"] = _zeros(x)
-        buffer = state["momentum_buffer"].data
+        buffer = state["momentum_buffer"]._array
         _lerp_(buffer, g, 1 - momentum)
         if group["nesterov"]:
             update = g.copy()

@@ -156,10 +156,10 @@ class Optimizer:
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                g = param.grad.data
+                g = param.grad._array
                 if group.get("maximize"):  # ascend: every update rule then sees -g
                     g = -g
-                self._update(param.data, g, state[param], group)
+                self._update(param._array, g, state[param], group)
                 # Changing the array in place is an in-place op: graphs that saved it must know.
                 param._version_counter.bump(step)
         return loss
@@ -241,7 +241,7 @@ class Optimizer:
     def _load_value(self, value: Any, param: Tensor, name: str, key: Any) -> Any:
         if not isinstance(value, (Tensor, np.ndarray)):
             return value
-        array = np.array(value.data if isinstance(value, Tensor) else value)
+        array = np.array(value._array if isinstance(value, Tensor) else value)
         if name == "step":
             return int(array)
         if name in self._scalar_state:

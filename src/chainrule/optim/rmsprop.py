@@ -66,18 +66,18 @@ class RMSprop(Optimizer):
         state["step"] += 1
         if group["weight_decay"] != 0:
             g = g + group["weight_decay"] * x
-        square_avg = state["square_avg"].data
+        square_avg = state["square_avg"]._array
         square_avg *= alpha
         square_avg += (1 - alpha) * (g * g)
         if group["centered"]:
-            grad_avg = state.setdefault("grad_avg", _zeros(x)).data
+            grad_avg = state.setdefault("grad_avg", _zeros(x))._array
             _lerp_(grad_avg, g, 1 - alpha)
             avg = np.sqrt(square_avg - grad_avg * grad_avg)
         else:
             avg = np.sqrt(square_avg)
         avg += eps
         if momentum > 0:
-            buffer = state.setdefault("momentum_buffer", _zeros(x)).data
+            buffer = state.setdefault("momentum_buffer", _zeros(x))._array
             buffer *= momentum
             buffer += g / avg
             x -= group["lr"] * buffer

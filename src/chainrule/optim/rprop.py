@@ -67,7 +67,7 @@ class Rprop(Optimizer):
             state["prev"] = _zeros(x)
             state["step_size"] = Tensor._make(np.full_like(x, group["lr"]))
         state["step"] += 1
-        prev, step_size = state["prev"].data, state["step_size"].data
+        prev, step_size = state["prev"]._array, state["step_size"]._array
         sign = np.sign(g * prev)
         factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1.0)).astype(x.dtype)
         step_size *= factor

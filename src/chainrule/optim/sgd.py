@@ -71,7 +71,7 @@ class SGD(Optimizer):
             if buffer is None:
                 buffer = state["momentum_buffer"] = Tensor._make(np.array(g, dtype=x.dtype))
             else:
-                buffer.data *= momentum
-                buffer.data += (1 - group["dampening"]) * g
-            g = g + momentum * buffer.data if group["nesterov"] else buffer.data
+                buffer._array *= momentum
+                buffer._array += (1 - group["dampening"]) * g
+            g = g + momentum * buffer._array if group["nesterov"] else buffer._array
         x -= group["lr"] * g

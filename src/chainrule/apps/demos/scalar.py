@@ -181,7 +181,7 @@ def fit_blobs_tensor(
         losses.append(loss.item())
         if progress is not None:
             progress.update(losses[-1])
-    predictions = model(inputs).argmax(dim=1).data
+    predictions = model(inputs).argmax(dim=1)._array
     seconds = time.perf_counter() - start
     return {"model": model, "losses": losses,
             "accuracy": float(np.mean(predictions == labels)), "seconds": seconds}  # fmt: skip
@@ -234,7 +234,7 @@ def train_blobs(
                 [[v.data for v in row] for row in model(grid.tolist())], 1
             )
         else:
-            predict = lambda grid: model(tensor(grid)).argmax(dim=1).data
+            predict = lambda grid: model(tensor(grid)).argmax(dim=1)._array
         plot_run(plot, result["losses"], f"4 blobs: linear softmax classifier ({engine})",
                  points=np.array(x), labels=np.array(y), predict=predict,
                  resolution=60 if engine == "scalar" else 200)  # fmt: skip

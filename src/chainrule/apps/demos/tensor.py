@@ -128,7 +128,7 @@ def fit(
 def accuracy(model: Module, x: Tensor, y: Tensor) -> float:
     """The fraction of rows of ``x`` whose highest score is at the label in ``y``."""
     with no_grad():
-        return float(np.mean(model(x).argmax(dim=1).data == y.data))
+        return float(np.mean(model(x).argmax(dim=1)._array == y._array))
 
 
 def mlp(sizes: Sequence[int], activation: type[Module]) -> Sequential:
@@ -187,16 +187,16 @@ def train_2d(
 
         def predict(grid: np.ndarray) -> np.ndarray:
             with no_grad():
-                return model(tensor(grid, dtype=inputs.dtype)).argmax(dim=1).data
+                return model(tensor(grid, dtype=inputs.dtype)).argmax(dim=1)._array
 
         plot_run(plot, losses, f"{title}: training accuracy {score:.1%}",
-                 points=inputs.data, labels=labels.data, predict=predict)  # fmt: skip
+                 points=inputs._array, labels=labels._array, predict=predict)  # fmt: skip
         say(f"wrote {plot}")
     if save is not None:
         save_file(model.state_dict(), save)
         say(f"wrote {save}")
     return {"model": model, "losses": losses, "accuracy": score, "seconds": seconds,
-            "inputs": inputs.data, "labels": labels.data,
+            "inputs": inputs._array, "labels": labels._array,
             "compiled": step if compile else None}  # fmt: skip
 
 

@@ -15,7 +15,7 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _array(x) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return x._array if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _check_probability(p, op: str, name: str = "p") -> float:

@@ -260,7 +260,7 @@ def gumbel_softmax(
     if not hard:
         return soft
     dim %= soft.ndim
-    picked = np.expand_dims(np.argmax(soft.data, axis=dim), dim)
+    picked = np.expand_dims(np.argmax(soft._array, axis=dim), dim)
     classes = np.arange(soft.shape[dim]).reshape([-1 if d == dim else 1 for d in range(soft.ndim)])
     return soft - soft.detach() + (picked == classes).astype(soft.dtype)
 

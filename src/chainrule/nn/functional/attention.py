@@ -100,7 +100,7 @@ def scaled_dot_product_attention(
             scores = scores + attn_mask
     # A row with every score -inf attends to nothing: its weights are 0, not 0 / 0 (PyTorch's
     # safe softmax); its scores become 0 first so that softmax never sees the row.
-    blocked = np.all(np.isneginf(scores.data), axis=-1, keepdims=True)
+    blocked = np.all(np.isneginf(scores._array), axis=-1, keepdims=True)
     if blocked.any():
         scores = ops.where(blocked, 0.0, scores)
     weights = ops.softmax(scores, -1)
@@ -124,7 +124,7 @@ def _additive(mask, dtype) -> Tensor:
     if not isinstance(mask, Tensor):
         mask = Tensor._make(np.asarray(mask))
     if mask.dtype == bool:
-        return Tensor._make(np.where(mask.data, -np.inf, 0.0).astype(dtype))
+        return Tensor._make(np.where(mask._array, -np.inf, 0.0).astype(dtype))
     return mask
 
 

@@ -693,7 +693,7 @@ def gaussian_nll_loss(
         if not var >= 0:
             raise DomainError(f"gaussian_nll_loss: var must be non-negative, got {var!r}")
         var = Tensor._make(np.full(shape, float(var), dtype=input.dtype))
-    elif (var.data < 0).any():
+    elif (var._array < 0).any():
         raise DomainError("gaussian_nll_loss: var has negative entries; variances are >= 0")
     var_shape = np.shape(var)
     if var_shape != shape:
@@ -708,7 +708,7 @@ def gaussian_nll_loss(
             )
     _check_reduction(reduction, "gaussian_nll_loss")
     # The clamp is invisible to autograd (PyTorch clamps under no_grad): add it as a constant.
-    var = var + (np.maximum(var.data, eps) - var.data)
+    var = var + (np.maximum(var._array, eps) - var._array)
     diff = input - target
     loss = (ops.log(var) + diff * diff / var) * 0.5
     if full:

@@ -53,7 +53,7 @@ def _renorm(weight: Tensor, index: np.ndarray, max_norm: float, norm_type: float
     rows = np.unique(index)
     if not rows.size:
         return
-    picked = weight.data[rows]
+    picked = weight._array[rows]
     norms = (
         np.linalg.norm(picked, ord=norm_type, axis=1)
         if norm_type != 2

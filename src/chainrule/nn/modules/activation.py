@@ -665,7 +665,7 @@ class MultiheadAttention(Module):
         if not isinstance(mask, Tensor):
             mask = Tensor._make(np.asarray(mask))
         if mask.dtype == bool:
-            return Tensor._make(np.where(mask.data, -np.inf, 0.0).astype(dtype))
+            return Tensor._make(np.where(mask._array, -np.inf, 0.0).astype(dtype))
         return mask
 
     def forward(

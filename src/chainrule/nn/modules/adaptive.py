@@ -90,7 +90,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 layer.reset_parameters()
 
     def forward(self, input: Tensor, target: Tensor) -> ASMOutput:
-        t = np.asarray(target.data if isinstance(target, Tensor) else target)
+        t = np.asarray(target._array if isinstance(target, Tensor) else target)
         shape = np.shape(input)
         if t.ndim > 1 or len(shape) != t.ndim + 1 or (t.ndim == 1 and shape[0] != t.shape[0]):
             raise ShapeError(
@@ -150,10 +150,10 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         (5,)
         """
         head_output = self.head(input)
-        best = np.argmax(head_output.data, axis=1)
+        best = np.argmax(head_output._array, axis=1)
         outside = np.flatnonzero(best >= self.shortlist_size)
         if outside.size:
             rows = Tensor._make(outside)
             full = self._full_log_prob(input[rows], head_output[rows])
-            best[outside] = np.argmax(full.data, axis=1)
+            best[outside] = np.argmax(full._array, axis=1)
         return Tensor._make(best.astype(np.int64))

@@ -442,10 +442,10 @@ class Module:
             return self
         dtype = dtypes.as_dtype(dtype, "Module.to")
         for tensor in [*self.parameters(), *self.buffers()]:
-            if tensor.data.dtype.kind == "f":
-                tensor.data = tensor.data.astype(dtype)
+            if tensor._array.dtype.kind == "f":
+                tensor._array = tensor._array.astype(dtype)
                 if tensor.grad is not None:
-                    tensor.grad = Tensor._make(tensor.grad.data.astype(dtype))
+                    tensor.grad = Tensor._make(tensor.grad._array.astype(dtype))
         return self
 
     def cpu(self) -> Module:
@@ -528,7 +528,7 @@ class Module:
                 continue
             value = state_dict[key]
             if isinstance(value, Tensor):
-                array = value.data
+                array = value._array
             elif isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "__array__"):
                 # Anything NumPy reads as an array: a PyTorch state dict loads directly.
                 try:

@@ -28,7 +28,7 @@ def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
 
 
 def _scale_grad(param: Tensor, factor: np.ndarray) -> None:
-    g = param.grad.data
+    g = param.grad._array
     if g.flags.writeable:
         g *= factor.astype(g.dtype)
     else:  # a broadcast view from the engine cannot be written: replace it
@@ -75,8 +75,8 @@ def _total_norm(tensors, norm_type: float, error_if_nonfinite: bool, op: str) ->
         if not isinstance(t, Tensor):
             raise DTypeError(f"{op}: tensor {i} is a {type(t).__name__}, not a Tensor")
     norm_type = float(norm_type)
-    dtype = np.result_type(*(t.data.dtype for t in tensors))
-    norms = np.array([_vector_norm(t.data, norm_type) for t in tensors], dtype)
+    dtype = np.result_type(*(t._array.dtype for t in tensors))
+    norms = np.array([_vector_norm(t._array, norm_type) for t in tensors], dtype)
     total = _vector_norm(norms, norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise DomainError(
@@ -107,7 +107,7 @@ def clip_grads_with_norm_(
     params = _with_grads(parameters)
     if not params:
         return
-    total = total_norm.data if isinstance(total_norm, Tensor) else np.asarray(total_norm)
+    total = total_norm._array if isinstance(total_norm, Tensor) else np.asarray(total_norm)
     factor = np.minimum(float(max_norm) / (total + 1e-6), 1.0)
     for param in params:
         _scale_grad(param, np.asarray(factor))
@@ -181,7 +181,7 @@ def clip_grad_value_(
     if clip_value < 0:
         raise DomainError(f"clip_grad_value_: clip_value must be non-negative, got {clip_value}")
     for param in _with_grads(parameters):
-        g = param.grad.data
+        g = param.grad._array
         if g.flags.writeable:
             np.clip(g, -clip_value, clip_value, out=g)
         else:

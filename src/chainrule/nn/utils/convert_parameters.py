@@ -53,5 +53,5 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     with no_grad():
         for param in params:
             n = param.numel()
-            param.copy_(vec.data[start : start + n].reshape(param.shape))
+            param.copy_(vec._array[start : start + n].reshape(param.shape))
             start += n

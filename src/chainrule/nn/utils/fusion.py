@@ -49,9 +49,9 @@ def fuse_conv_bn_weights(
     """
     weight_dtype = conv_w.dtype
     bias_dtype = conv_b.dtype if conv_b is not None else weight_dtype
-    conv_b = Tensor._make(bn_rm.data * 0) if conv_b is None else conv_b
-    bn_w = Tensor._make(bn_rm.data * 0 + 1) if bn_w is None else bn_w
-    bn_b = Tensor._make(bn_rm.data * 0) if bn_b is None else bn_b
+    conv_b = Tensor._make(bn_rm._array * 0) if conv_b is None else conv_b
+    bn_w = Tensor._make(bn_rm._array * 0 + 1) if bn_w is None else bn_w
+    bn_b = Tensor._make(bn_rm._array * 0) if bn_b is None else bn_b
     rsqrt = (bn_rv + bn_eps).rsqrt()
     shape = [1, -1] if transpose else [-1, 1]
     shape += [1] * (conv_w.ndim - 2)
@@ -103,7 +103,7 @@ def fuse_linear_bn_weights(
     """
     weight_dtype = linear_w.dtype
     bias_dtype = linear_b.dtype if linear_b is not None else weight_dtype
-    linear_b = Tensor._make(bn_rm.data * 0) if linear_b is None else linear_b
+    linear_b = Tensor._make(bn_rm._array * 0) if linear_b is None else linear_b
     scale = bn_w * (bn_rv + bn_eps).rsqrt()
     fused_w = linear_w * scale.unsqueeze(-1).to(weight_dtype)
     fused_b = ((linear_b - bn_rm) * scale + bn_b).to(bias_dtype)

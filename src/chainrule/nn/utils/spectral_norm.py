@@ -51,10 +51,10 @@ class SpectralNorm:
         u, v = getattr(module, self.name + "_u"), getattr(module, self.name + "_v")
         matrix = self.reshape_weight_to_matrix(weight)
         if do_power_iteration:
-            w = matrix.data
+            w = matrix._array
             for _ in range(self.n_power_iterations):  # updates the buffers in place
-                v.data[...] = _normalize(w.T @ u.data, self.eps)
-                u.data[...] = _normalize(w @ v.data, self.eps)
+                v._array[...] = _normalize(w.T @ u._array, self.eps)
+                u._array[...] = _normalize(w @ v._array, self.eps)
         u, v = u.detach().clone(), v.detach().clone()
         sigma = (u * (matrix @ v)).sum()
         return weight / sigma
@@ -109,7 +109,7 @@ def spectral_norm(
     v = _normalize(rng.normal(0.0, 1.0, columns), eps).astype(dtype)
     delattr(module, name)
     module.register_parameter(name + "_orig", weight)
-    setattr(module, name, Tensor._make(weight.data))  # a plain tensor until the first forward
+    setattr(module, name, Tensor._make(weight._array))  # a plain tensor until the first forward
     module.register_buffer(name + "_u", Tensor._make(u))
     module.register_buffer(name + "_v", Tensor._make(v))
     module.register_forward_pre_hook(fn)
