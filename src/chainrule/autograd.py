@@ -41,7 +41,7 @@ from .graph import (
     set_grad_enabled,
     state,
 )
-from .numpy_warnings import quietly
+from .numpy_warnings import restore, silence
 from .tensor_base import AfterAccumulate
 
 #: What NumPy arithmetic returns: arrays, or scalars for 0-d results.
@@ -109,7 +109,6 @@ def accumulate_grad(leaf: Tensor, total: np.ndarray, owned: bool) -> np.ndarray:
     return array
 
 
-@quietly  # NumPy's RuntimeWarnings stay silent, as PyTorch (chainrule.numpy_warnings)
 def run_backward(
     outputs: Sequence,
     seeds: Sequence,
@@ -170,6 +169,7 @@ def run_backward(
     previous_mode = state.grad_enabled
     state.grad_enabled = record_nodes  # the rules' own ops are recorded only for create_graph
     edges, grads, sender = list(map(edge_of, outputs)), seeds, None
+    quiet = silence()  # NumPy's RuntimeWarnings stay silent, as PyTorch's (numpy_warnings)
     try:
         while True:
             # Send: each gradient along its edge, summed back to the shape and dtype of
@@ -232,6 +232,7 @@ def run_backward(
             else:
                 deliver(leaves, create_graph)
     finally:
+        restore(quiet)
         state.grad_enabled = previous_mode
         if observer is not None:
             observer.backward_ends(begun)

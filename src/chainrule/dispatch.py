@@ -44,7 +44,7 @@ def apply_op(op, *args, **params) -> Tensor:
     """
     if observe.current is not None:
         # The observer may run the op itself (to time or record it), calling here again
-        # quietly, or answer PLAIN to let it run as usual.
+        # unobserved, or answer PLAIN to let it run as usual.
         result = observe.current.run_op(op, args, params)
         if result is not observe.PLAIN:
             return result

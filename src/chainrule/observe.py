@@ -33,9 +33,9 @@ class Observer:
 
     Calls that run engine work (``run_op``, ``run_function``, ``run_node``, ``run_whole``) may
     run it themselves (to time or record it) or hand it back (`PLAIN`); the others are reports.
-    `attach` makes an observer `current` and `detach` puts back the one before it. `quietly`
-    runs work on this thread that the observer does not report to itself (the op it is
-    recording, which runs through the engine again); `busy` says whether such work is running.
+    `attach` makes an observer `current` and `detach` puts back the one before it.
+    `unobserved` runs work on this thread whose reports the observer leaves alone (the op it
+    is recording, which runs through the engine again); `busy` says whether such work runs.
     """
 
     def __init__(self) -> None:
@@ -57,10 +57,10 @@ class Observer:
         self._previous = None
 
     def busy(self) -> bool:
-        """Whether this thread is inside `quietly` (its work then goes unreported)."""
+        """Whether this thread is inside `unobserved` (its work then goes unreported)."""
         return getattr(self._local, "busy", False)
 
-    def quietly(self, fn: Callable, *args, **kwargs) -> Any:
+    def unobserved(self, fn: Callable, *args, **kwargs) -> Any:
         """``fn(*args, **kwargs)``, with what it makes the engine report on this thread marked
         `busy` (an observer running the op it was told about runs it through the engine)."""
         if self.busy():

@@ -281,7 +281,7 @@ class profile(Observer):
         self.step_num += 1
 
     # What the engine reports (`chainrule.observe.Observer`). The work an op or a Function
-    # does runs quietly: its own ops (vmap's batching rules) count as part of it.
+    # does runs unobserved: its own ops (vmap's batching rules) count as part of it.
 
     def run_op(self, op, args: tuple, params: dict):
         """`apply_op` while profiling: the op run and timed as one event."""
@@ -289,7 +289,7 @@ class profile(Observer):
             return PLAIN  # inside an op being timed: it counts as part of that one
         start = perf_counter_ns()
         try:
-            return self.quietly(apply_op, op, *args, **params)
+            return self.unobserved(apply_op, op, *args, **params)
         finally:
             self._leaf(op.name, start, perf_counter_ns(), args)
 
@@ -299,7 +299,7 @@ class profile(Observer):
             return PLAIN
         start = perf_counter_ns()
         try:
-            return self.quietly(cls.apply, *args, **kwargs)
+            return self.unobserved(cls.apply, *args, **kwargs)
         finally:
             self._leaf(cls.__name__, start, perf_counter_ns(), args)
 

@@ -31,7 +31,7 @@ from .. import observe
 from .._tensor import Tensor
 from ..errors import GraphError
 from ..graph import Node, state
-from ..numpy_warnings import quietly
+from ..numpy_warnings import restore, silence
 from .passes import optimize
 from .program import Program, Var
 from .tracer import Tracer, _Slot
@@ -51,8 +51,7 @@ class _Record:
     def __init__(self, program: Program, spec: Any, guards: list, modules: list,
                  values: list) -> None:  # fmt: skip
         self.program, self.spec = program, spec
-        replay, self.replay_backward = program.build()
-        self.replay = quietly(replay)  # NumPy's RuntimeWarnings silent (chainrule.numpy_warnings)
+        self.replay, self.replay_backward = program.build()
         self.results = len(program.outputs) - program.backward_outputs
         self.leaves: list = []  # where the results' gradients go: input positions or tensors
         self.has_grad: list[bool] = []  # per leaf, whether the results' backward reaches it
@@ -79,7 +78,11 @@ class _Record:
         return all(module.training is training for module, training in self._modules)
 
     def run(self, tensors: list[Tensor]) -> Any:
-        arrays = self.replay(tensors)
+        quiet = silence()  # NumPy's RuntimeWarnings silent, as in eager (numpy_warnings)
+        try:
+            arrays = self.replay(tensors)
+        finally:
+            restore(quiet)
         if self.replay_backward is None:
             return _rebuild(self.spec, arrays, tensors)
         node = ReplayedBackward(self, arrays[self.results :], tensors)

@@ -65,7 +65,7 @@ class Tracer(Observer):
         self.suspect: set[Var] = set()
         self._count = 0
         # The observer is global: another thread's ops (a data loader's) run as usual, never
-        # recorded, and so do this thread's while it runs an op or a whole call (`quietly`).
+        # recorded, and so do this thread's while it runs an op or a whole call (`unobserved`).
         self._thread = threading.get_ident()
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
         self.input_values = [np.array(t._array, copy=True) for t in tensors]
@@ -148,7 +148,7 @@ class Tracer(Observer):
         if dispatch.batch_hook is not None or state.forward_ad:
             self.graph_break(f"{op.name} under vmap or forward mode (jvp) is not traced")
             return PLAIN
-        result = self.quietly(dispatch.apply_op, op, *args, **params)
+        result = self.unobserved(dispatch.apply_op, op, *args, **params)
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
         data = result._array
@@ -219,7 +219,7 @@ class Tracer(Observer):
         """An `observe.replayed_whole` function: run untraced, recorded as one call."""
         if not self.recording():
             return fn(*args, **kwargs)
-        result = self.quietly(fn, *args, **kwargs)
+        result = self.unobserved(fn, *args, **kwargs)
         slots: list[Var] = []
         template = _template((args, kwargs), self, slots)
         outs: list[np.ndarray] = []
