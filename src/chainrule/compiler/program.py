@@ -245,9 +245,9 @@ class Program:
         results = self.outputs[: len(self.outputs) - self.backward_outputs]
         lines = ["def replay(tensors):"]
         for v in self.inputs:
-            lines.append(f"    {v.name} = tensors[{v.source}].data")
+            lines.append(f"    {v.name} = tensors[{v.source}]._array")
         for v in self.state:
-            lines.append(f"    {v.name} = {bind(v.source, f'S_{v.name}', exact=True)}.data")
+            lines.append(f"    {v.name} = {bind(v.source, f'S_{v.name}', exact=True)}._array")
         for v in self.consts:
             bound[v.name] = v.value
         self._lines(now, lines, bind, expr, bound)

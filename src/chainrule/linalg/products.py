@@ -91,6 +91,8 @@ def _matmul_grad_y(g, x, y_shape):
 
 
 def _check_matmul(x, y, **params) -> None:
+    if getattr(x, "dtype", None) is getattr(y, "dtype", None):
+        return  # the common case first: NumPy's dtypes of one kind are one object
     x_dtype, y_dtype = getattr(x, "dtype", None), getattr(y, "dtype", None)
     if x_dtype != y_dtype and x_dtype is not None and y_dtype is not None:
         raise DTypeError(
@@ -100,6 +102,8 @@ def _check_matmul(x, y, **params) -> None:
 
 
 def _check_matmul_add(x, y, z, **params) -> None:
+    if getattr(x, "dtype", None) is getattr(y, "dtype", None) is getattr(z, "dtype", None):
+        return
     dtypes = [d for d in (getattr(a, "dtype", None) for a in (x, y, z)) if d is not None]
     if any(d != dtypes[0] for d in dtypes[1:]):
         raise DTypeError(
