@@ -4,6 +4,7 @@ the collate functions that stack samples into a batch."""
 
 from __future__ import annotations
 
+import itertools
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -104,6 +105,24 @@ def _flag(value, name: str) -> bool:
     return bool(value)
 
 
+class _LoaderIterator:
+    """One epoch of a `DataLoader`, as ``iter(loader)`` gives it: ``next`` reads the next batch,
+    an exhausted epoch stays exhausted (``iter(loader)`` again starts a new one, with a new
+    shuffle), and ``len`` is the loader's."""
+
+    def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
+        self._loader, self._batches = loader, batches
+
+    def __iter__(self) -> _LoaderIterator:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._batches)
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches (each a list of stacked Tensors for tuple samples).
 
@@ -195,7 +214,9 @@ class DataLoader:
         self.num_workers = int(num_workers)
         self.worker_init_fn = worker_init_fn
         self.pin_memory = pin_memory
-        self.generator = draw_generator(generator, seed, "DataLoader") if seed else generator
+        self.generator = (
+            generator if seed is None else draw_generator(generator, seed, "DataLoader")
+        )
         if streamed:
             self.sampler = None
         elif sampler is not None:
@@ -227,10 +248,11 @@ class DataLoader:
             finally:
                 _worker = previous
         if isinstance(self.dataset, IterableDataset):
-            return self._stream()
+            return _LoaderIterator(self, self._stream())
         if self.batch_size is None and not self._given_batches:
-            return (default_convert(self.dataset[int(i)]) for i in self.sampler)
-        return self._batches()
+            singles = (default_convert(self.dataset[int(i)]) for i in self.sampler)
+            return _LoaderIterator(self, singles)
+        return _LoaderIterator(self, self._batches())
 
     def _stream(self) -> Iterator[Any]:
         if self.batch_size is None:
@@ -253,11 +275,10 @@ class DataLoader:
             for batch in self.batch_sampler:
                 yield np.asarray(batch, dtype=np.int64)
             return
-        # The sampler's indices drawn at once and cut into batches: BatchSampler's grouping
-        # without a Python step per index.
-        order = np.fromiter(self.sampler, dtype=np.int64)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
+        # BatchSampler's grouping, read lazily from the sampler (an epoch may be endless) into
+        # one array per batch without a Python step per index.
+        indices = iter(self.sampler)
+        while len(batch := np.fromiter(itertools.islice(indices, self.batch_size), np.int64)):
             if self.drop_last and len(batch) < self.batch_size:
                 return
             yield batch

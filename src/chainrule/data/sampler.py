@@ -1,11 +1,13 @@
 """Samplers: which sample indices a `DataLoader` reads, and in which order, as PyTorch's
-``torch.utils.data`` samplers choose them. Each is an iterable of ints with a length;
-`BatchSampler` groups another sampler's indices into lists; `DistributedSampler` deals each
-process of a data-parallel job its share."""
+``torch.utils.data`` samplers choose them. Each is a lazy iterable of ints with a length (an
+epoch of 10**10 draws starts at once, in constant memory); `BatchSampler` groups another
+sampler's indices into lists; `DistributedSampler` deals each process of a data-parallel job
+its share."""
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import numbers
 from collections.abc import Iterable, Iterator, Sequence, Sized
@@ -14,7 +16,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import DomainError, DTypeError
-from ..random import numpy_generator
+from ..random import default_generator, numpy_generator
+
+#: How many indices a sampler drawing with replacement asks NumPy for at a time: enough that
+#: the Python loop costs little per index, few enough that an endless epoch needs no memory.
+CHUNK = 1024
 
 
 def _count(value, name: str, op: str, minimum: int = 1) -> int:
@@ -28,6 +34,16 @@ def draw_generator(generator=None, seed: int | None = None, op: str = "sampler")
     else ``generator``'s (a `chainrule.Generator` or a NumPy Generator), else chainrule's."""
     if seed is not None:
         return np.random.default_rng(_count(seed, "seed", op, minimum=0))
+    return numpy_generator(generator, op)
+
+
+def epoch_generator(generator, op: str) -> np.random.Generator:
+    """The NumPy generator one pass over a sampler draws from: ``generator``'s, else a new one
+    seeded by one draw of chainrule's default generator when the pass starts, as PyTorch seeds
+    a fresh generator from its default one. So the order stays the same whatever else (dropout,
+    init) draws from the default generator while the epoch is read batch by batch."""
+    if generator is None:
+        return np.random.default_rng(int(default_generator().integers(2**63)))
     return numpy_generator(generator, op)
 
 
@@ -97,13 +113,15 @@ class RandomSampler(Sampler):
         n, wanted = len(self.data_source), self.num_samples
         if not n:
             return
-        rng = draw_generator(self.generator, op="RandomSampler")
+        rng = epoch_generator(self.generator, "RandomSampler")
         if self.replacement:
-            yield from rng.integers(0, n, size=wanted).tolist()
+            for start in range(0, wanted, CHUNK):
+                yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
             return
         for _ in range(wanted // n):
             yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[: wanted % n].tolist()
+        if wanted % n:
+            yield from rng.permutation(n)[: wanted % n].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -121,10 +139,8 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        order = draw_generator(self.generator, op="SubsetRandomSampler").permutation(
-            len(self.indices)
-        )
-        for i in order.tolist():
+        rng = epoch_generator(self.generator, "SubsetRandomSampler")
+        for i in rng.permutation(len(self.indices)).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -135,6 +151,10 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probability proportional to ``weights`` (which need
     not sum to 1), with replacement by default; without it, no index is drawn twice.
 
+    With replacement the indices are drawn as they are read, ``CHUNK`` at a time, so a huge
+    ``num_samples`` costs no memory (PyTorch draws them all when the epoch starts); without
+    replacement there are at most ``len(weights)`` of them, drawn at once.
+
     >>> list(WeightedRandomSampler([0.0, 1.0, 0.0], 3))
     [1, 1, 1]
     """
@@ -142,7 +162,7 @@ class WeightedRandomSampler(Sampler):
     def __init__(
         self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None
     ) -> None:
-        weights = np.asarray(getattr(weights, "data", weights), dtype=np.float64)
+        weights = np.asarray(weights, dtype=np.float64)
         if weights.ndim != 1 or not len(weights):
             raise DomainError(
                 f"WeightedRandomSampler: weights must be a non-empty 1-D sequence, got shape "
@@ -163,10 +183,18 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = draw_generator(self.generator, op="WeightedRandomSampler")
-        p = self.weights / self.weights.sum()
-        drawn = rng.choice(len(p), size=self.num_samples, replace=self.replacement, p=p)
-        return iter(drawn.tolist())
+        rng = epoch_generator(self.generator, "WeightedRandomSampler")
+        if not self.replacement:
+            p = self.weights / self.weights.sum()
+            yield from rng.choice(len(p), size=self.num_samples, replace=False, p=p).tolist()
+            return
+        # Inverse-CDF draws, as NumPy's choice makes them, without its setup for every chunk:
+        # a zero weight leaves the CDF flat, so its index is never found.
+        cdf = np.cumsum(self.weights)
+        cdf /= cdf[-1]
+        for start in range(0, self.num_samples, CHUNK):
+            u = rng.random(min(CHUNK, self.num_samples - start))
+            yield from np.searchsorted(cdf, u, side="right").tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -188,13 +216,10 @@ class BatchSampler(Sampler):
         self.drop_last = bool(drop_last)
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for index in self.sampler:
-            batch.append(int(index))
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+        indices = iter(self.sampler)
+        while batch := list(itertools.islice(indices, self.batch_size)):
+            if self.drop_last and len(batch) < self.batch_size:
+                return
             yield batch
 
     def __len__(self) -> int:
