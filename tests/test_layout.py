@@ -63,7 +63,7 @@ ORDER = [
     "optim.lr_scheduler.base", "optim.lr_scheduler.formulas", "optim.lr_scheduler.cyclic",
     "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
     "optim.lr_scheduler", "optim", "distributed",
-    "viz", "texts", "",  # chainrule itself
+    "viz", "tensorboard", "texts", "",  # chainrule itself
     "apps", "__main__",
 ]  # fmt: skip
 
