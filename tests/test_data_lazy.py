@@ -36,7 +36,8 @@ def first(iterable, k):
 
 
 def quickly_and_in_little_memory(read):
-    """What ``read()`` returns, checking it took under half a second and under 2 MB."""
+    """What ``read()`` returns, checking that it took under 2 MB and under 5 seconds (a whole
+    epoch of 10**10 indices would need 80 GB and hours)."""
     tracemalloc.start()
     start = time.perf_counter()
     try:
@@ -44,7 +45,7 @@ def quickly_and_in_little_memory(read):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - start < 0.5 and peak < 2 * 2**20, (peak, out)
+    assert time.perf_counter() - start < 5 and peak < 2 * 2**20, (peak, out)
     return out
 
 
@@ -224,3 +225,16 @@ def test_an_iterable_dataset_batches_measures_and_refuses_a_sampler_as_pytorch(t
 class Endless(IterableDataset):
     def __iter__(self):
         return itertools.count()
+
+
+def test_argument_errors_are_the_classes_pytorch_raises(torch):
+    tud = torch.utils.data
+    for make in (
+        lambda data: data.BatchSampler(range(3), 2, 1),
+        lambda data: data.WeightedRandomSampler([1.0, 2.0], 2, replacement=1),
+        lambda data: data.RandomSampler(range(3), num_samples=0),
+        lambda data: data.BatchSampler(range(3), 0, False),
+    ):
+        for data in (tud, chainrule.data):
+            with pytest.raises(ValueError):
+                make(data)

@@ -172,6 +172,10 @@ class WeightedRandomSampler(Sampler):
             raise DomainError(
                 "WeightedRandomSampler: weights must be finite, non-negative and not all zero"
             )
+        if not isinstance(replacement, (bool, np.bool_)):  # a ValueError, as PyTorch's
+            raise DomainError(
+                f"WeightedRandomSampler: replacement must be a bool, got {replacement!r}"
+            )
         self.weights = weights
         self.num_samples = _count(num_samples, "num_samples", "WeightedRandomSampler")
         self.replacement = bool(replacement)
@@ -209,8 +213,8 @@ class BatchSampler(Sampler):
     """
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
-        if not isinstance(drop_last, (bool, np.bool_)):
-            raise DTypeError(f"BatchSampler: drop_last must be a bool, got {drop_last!r}")
+        if not isinstance(drop_last, (bool, np.bool_)):  # a ValueError, as PyTorch's
+            raise DomainError(f"BatchSampler: drop_last must be a bool, got {drop_last!r}")
         self.sampler = sampler
         self.batch_size = _count(batch_size, "batch_size", "BatchSampler")
         self.drop_last = bool(drop_last)
