@@ -15,6 +15,8 @@ from typing import Any
 
 import chainrule
 
+from ..compat.backends import Backend
+
 
 class MissingName(AttributeError):
     """A PyTorch name chainrule does not have (yet). Also an AttributeError, so ``hasattr``
@@ -25,87 +27,171 @@ class MissingName(AttributeError):
         self.torch_name = name
 
 
-def _false(*args, **kwargs) -> bool:
-    return False
+#: PyTorch modules and the chainrule module (or object) whose names each shows, where the two
+#: paths differ; ``None`` is a namespace that only holds submodules. Below `SUBTREES`, a module
+#: needs no row when chainrule has one of the same path.
+MODULES: dict[str, str | None] = {
+    "torch": "chainrule",
+    "torch.utils": None,
+    "torch.utils.checkpoint": "chainrule.checkpoint",
+    "torch.utils.tensorboard": "chainrule.tensorboard",  # built beside this (issue 34 item 7)
+    "torch.autograd": "chainrule.autograd",
+    "torch.autograd.function": "chainrule.function",
+    "torch.autograd.grad_mode": "chainrule.autograd",
+    "torch.autograd.functional": "chainrule.autograd",
+    "torch.autograd.graph": "chainrule.autograd",
+    "torch.autograd.forward_ad": "chainrule.autograd",
+    "torch.autograd.anomaly_mode": "chainrule.autograd",
+    "torch.autograd.variable": "chainrule.autograd",
+    "torch.autograd.gradcheck": "chainrule.gradcheck",
+    "torch.optim.adamw": "chainrule.optim.adam",  # the Adam family shares one module
+    "torch.optim.adamax": "chainrule.optim.adam",
+    "torch.optim.nadam": "chainrule.optim.adam",
+    "torch.optim.radam": "chainrule.optim.adam",
+    "torch.optim.sparse_adam": "chainrule.optim.adam",
+    "torch.special": "chainrule",  # chainrule's special functions are top-level (`_EXTRAS`)
+    "torch.random": "chainrule.random",
+    "torch.profiler": "chainrule.profiler",
+    "torch.cuda": "chainrule.compat.cuda",
+    "torch.cuda.amp": "chainrule.compat.amp",
+    "torch.amp": "chainrule.compat.amp",
+    "torch.backends": "chainrule.compat.backends",
+    "torch.accelerator": "chainrule.compat.accelerator",
+    "torch.jit": "chainrule.compat.torchscript",
+    "torch.onnx": "chainrule.compat.onnx",
+    "torch.hub": "chainrule.compat.hub",
+    "torch.distributed": "chainrule.compat.process_groups",
+}
 
-
-def _nothing(*args, **kwargs) -> None:
-    return None
-
-
-def _zero(*args, **kwargs) -> int:
-    return 0
-
-
-class _Settings(types.SimpleNamespace):
-    """Flags a program sets and reads back (``torch.backends.cudnn.benchmark = True``)."""
-
+#: PyTorch packages whose public submodules are chainrule's of the same relative path:
+#: ``torch.nn.modules.conv`` is ``chainrule.nn.modules.conv``, ``torch.distributions.normal``
+#: is ``chainrule.distributions.normal``, ``torch.backends.cudnn`` is
+#: ``chainrule.compat.backends.cudnn`` (an attribute there, not a file).
+SUBTREES: dict[str, str] = {
+    "torch.nn": "chainrule.nn",
+    "torch.optim": "chainrule.optim",
+    "torch.utils.data": "chainrule.data",
+    "torch.distributions": "chainrule.distributions",
+    "torch.func": "chainrule.func",
+    "torch.linalg": "chainrule.linalg",
+    "torch.backends": "chainrule.compat.backends",
+}
 
 #: Extra names per alias module, beyond its chainrule module's attributes.
 _EXTRAS: dict[str, dict[str, Any]] = {
-    "torch": {"Size": tuple},  # torch.compile is chainrule.compile
-    "torch.cuda": {
-        "is_available": _false,
-        "device_count": _zero,
-        "manual_seed": _nothing,
-        "manual_seed_all": _nothing,
-        "synchronize": _nothing,
-        "empty_cache": _nothing,
-        "is_bf16_supported": _false,
-    },  # fmt: skip
-    "torch.backends": {
-        "cudnn": _Settings(benchmark=False, deterministic=False, enabled=False, allow_tf32=False),
-        "mps": _Settings(is_available=_false, is_built=_false),
-        "cuda": _Settings(matmul=_Settings(allow_tf32=False)),
-    },
+    "torch": {"Size": tuple},  # Tensor.shape is a plain tuple; torch.compile is chainrule's
     "torch.autograd": {"Function": chainrule.Function},
-    "torch.nn.parameter": {},
-}
+    "torch.special": {  # torch.special's spellings of chainrule's top-level functions
+        "expit": chainrule.sigmoid, "gammaln": chainrule.lgamma, "psi": chainrule.digamma,
+        "multigammaln": chainrule.mvlgamma, "i0": chainrule.i0,
+    },
+}  # fmt: skip
 
-#: Each alias and the chainrule module whose names it shows (None: only its extras).
-TARGETS = {
-    "torch": "chainrule",
-    "torch.nn": "chainrule.nn",
-    "torch.nn.functional": "chainrule.nn.functional",
-    "torch.nn.init": "chainrule.nn.init",
-    "torch.nn.utils": "chainrule.nn.utils",
-    "torch.nn.parameter": "chainrule.nn",
-    "torch.optim": "chainrule.optim",
-    "torch.optim.lr_scheduler": "chainrule.optim.lr_scheduler",
-    "torch.utils": None,
-    "torch.utils.data": "chainrule.data",
-    "torch.autograd": "chainrule.autograd",
-    "torch.func": "chainrule.func",
-    "torch.linalg": "chainrule.linalg",
-    "torch.profiler": "chainrule.profiler",
-    "torch.cuda": None,
-    "torch.backends": None,
-}
+
+def target_of(name: str) -> str | None:
+    """The path of the chainrule module (or object) that the PyTorch module ``name`` resolves
+    to, found whether it exists or not; None for a namespace of submodules only.
+
+    >>> target_of("torch.nn.modules.conv"), target_of("torch.optim.adamw")
+    ('chainrule.nn.modules.conv', 'chainrule.optim.adam')
+
+    Raises KeyError for a name with no rule (a private module, or one outside the subtrees).
+    """
+    if name in MODULES:
+        return MODULES[name]
+    for prefix in sorted(SUBTREES, key=len, reverse=True):
+        if name.startswith(prefix + "."):
+            rest = name[len(prefix) + 1 :]
+            if not any(part.startswith("_") for part in rest.split(".")):
+                return f"{SUBTREES[prefix]}.{rest}"
+    if name in SUBTREES:
+        return SUBTREES[name]
+    raise KeyError(name)
+
+
+def _is_namespace(obj: object) -> bool:
+    """A module, or an object standing for one (``torch.backends.cudnn``'s flags)."""
+    return isinstance(obj, (types.ModuleType, Backend))
+
+
+_resolved: dict[str, object] = {}
+_NOTHING = object()  # what a name resolves to when chainrule has nothing for it
+
+
+def resolve(name: str) -> object:
+    """The chainrule module or object that the PyTorch module ``name`` shows (None for a
+    namespace of submodules only); raises ModuleNotFoundError, in one line, when there is none.
+
+    >>> resolve("torch.nn.modules.linear").Linear is chainrule.nn.Linear
+    True
+    """
+    if name not in _resolved:
+        _resolved[name] = _find(name)
+    if _resolved[name] is _NOTHING:
+        raise ModuleNotFoundError(f"chainrule has no {name} yet", name=name)
+    return _resolved[name]
+
+
+def _find(name: str) -> object:
+    try:
+        path = target_of(name)
+    except KeyError:
+        return _NOTHING
+    if path is None:
+        return None
+    return _load(path)
+
+
+def _load(path: str) -> object:
+    """Import ``path``, or take it as an attribute of the module above it."""
+    try:
+        return importlib.import_module(path)
+    except ModuleNotFoundError as error:
+        if error.name is None or not path.startswith(error.name):
+            raise  # the module exists; something it imports does not
+    parent, _, attr = path.rpartition(".")
+    if not parent.startswith("chainrule"):
+        return _NOTHING
+    found = _load(parent)
+    value = getattr(found, attr, _NOTHING) if found is not _NOTHING else _NOTHING
+    return value if _is_namespace(value) else _NOTHING
+
+
+def resolves(name: str) -> bool:
+    """Whether ``import name`` works under `install`."""
+    try:
+        resolve(name)
+    except ModuleNotFoundError:
+        return False
+    return True
 
 
 class AliasModule(types.ModuleType):
     """``torch.<something>`` during ``chainrule run``: its names are those of a chainrule
-    module (and a few extras); its submodules are alias modules too."""
+    module (and a few extras); its submodules are alias modules too. A name once found is kept
+    in the module's ``__dict__``, so a program's hot loop reads ``torch.tanh`` at full speed."""
 
     def __init__(self, name: str) -> None:
         super().__init__(name, f"chainrule's names under PyTorch's module {name}")
-        target = TARGETS[name]
-        self.__dict__["_target"] = None if target is None else importlib.import_module(target)
+        self.__dict__["_target"] = resolve(name)
         self.__path__ = []  # a package: `import torch.nn` looks its submodules up here
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(attr)
         full = f"{self.__name__}.{attr}"
-        if full in TARGETS:
-            return alias(full)
         extras = _EXTRAS.get(self.__name__, {})
         if attr in extras:
-            return extras[attr]
-        target = self.__dict__["_target"]
-        if target is not None and not attr.startswith("_") and hasattr(target, attr):
-            return getattr(target, attr)
-        raise MissingName(full)
+            value = extras[attr]
+        elif resolves(full):
+            value = alias(full)
+        else:
+            target = self.__dict__["_target"]
+            value = getattr(target, attr, _NOTHING) if not attr.startswith("_") else _NOTHING
+            if value is _NOTHING or isinstance(value, types.ModuleType):
+                raise MissingName(full)  # a chainrule module that is no PyTorch module
+        self.__dict__[attr] = value
+        return value
 
 
 _aliases: dict[str, AliasModule] = {}
@@ -125,8 +211,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path=None, target=None):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
-        if fullname not in TARGETS:
-            raise ModuleNotFoundError(f"chainrule has no {fullname} yet", name=fullname)
+        resolve(fullname)  # ModuleNotFoundError, "chainrule has no torch.X yet", if missing
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec) -> AliasModule:
