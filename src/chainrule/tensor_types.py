@@ -40,26 +40,31 @@ class LegacyTensorType(type):
         if all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in args):
             return zeros(*args, dtype=cls.dtype)  # PyTorch leaves the memory uninitialised
         if len(args) > 1:
-            raise TypeError(f"{cls.__name__}: give sizes as integers or one sequence of data, "
-                            f"not {tuple(type(a).__name__ for a in args)}")  # fmt: skip
+            raise TypeError(
+                f"{cls.__name__}: give sizes as integers or one sequence of data, "
+                f"not {tuple(type(a).__name__ for a in args)}"
+            )
         (data,) = args
         if isinstance(data, Size):
             return zeros(*data, dtype=cls.dtype)
         if isinstance(data, Tensor):
             if data.dtype != cls.dtype:
-                raise DTypeError(f"{cls.__name__}: expected a {fmt_dtype(cls.dtype)} tensor, got "
-                                 f"{fmt_dtype(data.dtype)}; convert it with .to() first")  # fmt: skip
+                raise DTypeError(
+                    f"{cls.__name__}: expected a {fmt_dtype(cls.dtype)} tensor, got "
+                    f"{fmt_dtype(data.dtype)}; convert it with .to() first"
+                )
             return data  # PyTorch returns a tensor sharing its argument's data
         if isinstance(data, (numbers.Number, str, bytes)):
-            raise TypeError(f"{cls.__name__}: data must be a sequence (got "
-                            f"{type(data).__name__})")  # fmt: skip
+            raise TypeError(f"{cls.__name__}: data must be a sequence (got {type(data).__name__})")
         return tensor(data, dtype=cls.dtype)
 
 
 def _legacy(name: str, dtype: np.dtype) -> LegacyTensorType:
-    doc = (f"PyTorch's legacy class for {dtype.name} tensors: ``{name}(2, 3)`` is a {dtype.name} "
-           f"tensor of that size (zeros), ``{name}([1, 2])`` one of that data; "
-           f"``isinstance(x, {name})`` asks whether ``x`` is a {dtype.name} Tensor.")  # fmt: skip
+    doc = (
+        f"PyTorch's legacy class for {dtype.name} tensors: ``{name}(2, 3)`` is a {dtype.name} "
+        f"tensor of that size (zeros), ``{name}([1, 2])`` one of that data; "
+        f"``isinstance(x, {name})`` asks whether ``x`` is a {dtype.name} Tensor."
+    )
     return LegacyTensorType(name, (), {"__doc__": doc, "__module__": "chainrule", "dtype": dtype})
 
 

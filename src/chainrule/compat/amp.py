@@ -13,8 +13,13 @@ class autocast(contextlib.ContextDecorator):  # noqa: N801  (PyTorch's name)
     """A context manager and decorator that leaves dtypes as the code writes them: chainrule
     does not cast to lower precision for you."""
 
-    def __init__(self, device_type: str = "cuda", dtype: Any = None, enabled: bool = True,
-                 cache_enabled: bool | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        device_type: str = "cuda",
+        dtype: Any = None,
+        enabled: bool = True,
+        cache_enabled: bool | None = None,
+    ) -> None:
         self.device_type, self.fast_dtype, self.enabled = device_type, dtype, enabled
 
     def __enter__(self) -> autocast:
@@ -32,8 +37,15 @@ class GradScaler:
     (2.0, False)
     """
 
-    def __init__(self, device: str = "cuda", init_scale: float = 2.0**16, growth_factor=2.0,
-                 backoff_factor=0.5, growth_interval: int = 2000, enabled: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self,
+        device: str = "cuda",
+        init_scale: float = 2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ) -> None:
         self.device = device
 
     def is_enabled(self) -> bool:

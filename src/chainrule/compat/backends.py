@@ -40,8 +40,12 @@ class CudaBackend(Backend):
     which a program may read and set; none changes what chainrule computes."""
 
     def __init__(self) -> None:
-        matmul = Backend("cuda.matmul", allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                         allow_bf16_reduced_precision_reduction=True)  # fmt: skip
+        matmul = Backend(
+            "cuda.matmul",
+            allow_tf32=False,
+            allow_fp16_reduced_precision_reduction=True,
+            allow_bf16_reduced_precision_reduction=True,
+        )
         super().__init__("cuda", matmul=matmul)
         self._attention = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
@@ -78,8 +82,9 @@ class CpuBackend(Backend):
         return "DEFAULT"
 
 
-cudnn = Backend("cudnn", enabled=True, benchmark=False, benchmark_limit=10, deterministic=False,
-                allow_tf32=True)  # fmt: skip
+cudnn = Backend(
+    "cudnn", enabled=True, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True
+)
 mps = Backend("mps")
 cuda = CudaBackend()
 cpu = CpuBackend("cpu")

@@ -11,8 +11,10 @@ from . import amp  # noqa: F401  (torch.cuda.amp: autocast and GradScaler)
 
 
 def _no_cuda(call: str) -> NoCudaError:
-    return NoCudaError(f"torch.cuda.{call}: chainrule runs on the CPU only (no CUDA device), "
-                       "as a PyTorch built without CUDA")  # fmt: skip
+    return NoCudaError(
+        f"torch.cuda.{call}: chainrule runs on the CPU only (no CUDA device), "
+        "as a PyTorch built without CUDA"
+    )
 
 
 def is_available() -> bool:

@@ -29,9 +29,11 @@ def set_dir(d: str | os.PathLike) -> None:
 
 
 def _no_downloads(call: str) -> UnsupportedError:
-    return UnsupportedError(f"torch.hub.{call}: chainrule does not download models or code; "
-                            "build the model in the program and load a state_dict file "
-                            "with torch.load")  # fmt: skip
+    return UnsupportedError(
+        f"torch.hub.{call}: chainrule does not download models or code; "
+        "build the model in the program and load a state_dict file "
+        "with torch.load"
+    )
 
 
 def load(repo_or_dir: str, model: str, *args, **kwargs) -> Any:

@@ -10,8 +10,10 @@ from ..errors import UnsupportedError
 
 def export(model: Any, args: Any = (), f: Any = None, *rest, **kwargs) -> None:
     """Raises `UnsupportedError`: chainrule does not export models to ONNX."""
-    raise UnsupportedError("torch.onnx.export: chainrule does not export models to ONNX; save "
-                           "the state_dict with torch.save and export from PyTorch")  # fmt: skip
+    raise UnsupportedError(
+        "torch.onnx.export: chainrule does not export models to ONNX; save "
+        "the state_dict with torch.save and export from PyTorch"
+    )
 
 
 def is_in_onnx_export() -> bool:

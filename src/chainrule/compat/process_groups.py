@@ -23,8 +23,10 @@ def is_initialized() -> bool:
 
 def _no_group() -> ValueError:
     # PyTorch raises ValueError when asked for the rank before a process group exists.
-    return ValueError("Default process group has not been initialized, please make sure to "
-                      "call init_process_group.")  # fmt: skip
+    return ValueError(
+        "Default process group has not been initialized, please make sure to "
+        "call init_process_group."
+    )
 
 
 def get_rank(group: Any = None) -> int:
@@ -40,8 +42,10 @@ def get_world_size(group: Any = None) -> int:
 def init_process_group(*args, **kwargs) -> None:
     """Raises `UnsupportedError`: chainrule starts no process groups (see
     `chainrule.distributed` for data-parallel training on MPI)."""
-    raise UnsupportedError("torch.distributed.init_process_group: chainrule has no process "
-                           "groups; chainrule.distributed trains data-parallel on MPI")  # fmt: skip
+    raise UnsupportedError(
+        "torch.distributed.init_process_group: chainrule has no process "
+        "groups; chainrule.distributed trains data-parallel on MPI"
+    )
 
 
 __all__ = ["get_rank", "get_world_size", "init_process_group", "is_available", "is_initialized"]

@@ -68,14 +68,18 @@ def annotate(the_type: Any, the_value: Any) -> Any:
 
 def save(m: Any, f: Any, *args, **kwargs) -> None:
     """Raises `UnsupportedError`: there is no TorchScript file to write."""
-    raise UnsupportedError("torch.jit.save: chainrule writes no TorchScript files; save the "
-                           "state_dict with torch.save instead")  # fmt: skip
+    raise UnsupportedError(
+        "torch.jit.save: chainrule writes no TorchScript files; save the "
+        "state_dict with torch.save instead"
+    )
 
 
 def load(f: Any, *args, **kwargs) -> Any:
     """Raises `UnsupportedError`: chainrule cannot run a TorchScript file."""
-    raise UnsupportedError("torch.jit.load: chainrule cannot run TorchScript files; load a "
-                           "state_dict with torch.load into the model's Python class instead")  # fmt: skip
+    raise UnsupportedError(
+        "torch.jit.load: chainrule cannot run TorchScript files; load a "
+        "state_dict with torch.load into the model's Python class instead"
+    )
 
 
 #: ``typing.Final``'s TorchScript spelling, for class attributes.
