@@ -6,15 +6,20 @@ which ``chainrule run`` reports in one line."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
+import os
+import re
 import sys
 import types
 from typing import Any
 
 import chainrule
+import chainrule.errors
 
+from ..compat import amp
 from ..compat.backends import Backend
 
 
@@ -79,7 +84,7 @@ SUBTREES: dict[str, str] = {
 
 #: Extra names per alias module, beyond its chainrule module's attributes.
 _EXTRAS: dict[str, dict[str, Any]] = {
-    "torch": {"Size": tuple},  # Tensor.shape is a plain tuple; torch.compile is chainrule's
+    "torch": {"Size": tuple, "autocast": amp.autocast},  # Tensor.shape is a plain tuple
     "torch.autograd": {"Function": chainrule.Function},
     "torch.special": {  # torch.special's spellings of chainrule's top-level functions
         "expit": chainrule.sigmoid, "gammaln": chainrule.lgamma, "psi": chainrule.digamma,
@@ -241,3 +246,138 @@ def uninstall() -> None:
             del sys.modules[name]
     sys.modules.update(_saved)
     _saved.clear()
+
+
+# Telling chainrule's missing names from a program's own mistakes, for ``chainrule run``'s one
+# line: an AttributeError about a chainrule object, an ImportError from an alias module, or an
+# unexpected keyword argument to a chainrule function is chainrule's; anything about the
+# program's own objects keeps its traceback.
+
+#: The public names of PyTorch's ``nn.Module`` (2.13), so that a program's own Module subclass
+#: missing one of them is chainrule's gap, and missing any other name is the program's mistake.
+MODULE_NAMES = frozenset({
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children",
+    "compile", "cpu", "cuda", "double", "dump_patches", "eval", "extra_repr", "float", "forward",
+    "get_buffer", "get_extra_state", "get_parameter", "get_submodule", "half", "ipu",
+    "load_state_dict", "modules", "mtia", "named_buffers", "named_children", "named_modules",
+    "named_parameters", "parameters", "register_backward_hook", "register_buffer",
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_load_state_dict_post_hook",
+    "register_load_state_dict_pre_hook", "register_module", "register_parameter",
+    "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_",
+    "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train",
+    "type", "xpu", "zero_grad",
+})  # fmt: skip
+
+#: chainrule's public namespaces under their PyTorch names, most used first: the first that
+#: holds an object names it.
+_NAMESPACES = [
+    ("torch", "chainrule"), ("torch.nn", "chainrule.nn"),
+    ("torch.nn.functional", "chainrule.nn.functional"), ("torch.optim", "chainrule.optim"),
+    ("torch.optim.lr_scheduler", "chainrule.optim.lr_scheduler"),
+    ("torch.utils.data", "chainrule.data"), ("torch.nn.init", "chainrule.nn.init"),
+    ("torch.nn.utils", "chainrule.nn.utils"), ("torch.autograd", "chainrule.autograd"),
+    ("torch.func", "chainrule.func"), ("torch.linalg", "chainrule.linalg"),
+]  # fmt: skip
+
+_KEYWORD = re.compile(r"^([\w.]+)\(\) got an unexpected keyword argument '(\w+)'$")
+_CHAINRULE_DIR = os.path.dirname(chainrule.__file__)
+
+
+@functools.cache
+def _pytorch_names() -> tuple[dict[type, str], dict[str, str]]:
+    """chainrule's public classes by object, and its functions and methods by qualified name
+    (as Python's messages give them: ``relu``, ``Linear.__init__``, ``Tensor.sum``), each
+    mapped to its PyTorch name (``torch.nn.Linear``, ``torch.Tensor.sum``)."""
+    classes: dict[type, str] = {}
+    functions: dict[str, str] = {}
+    for theirs, ours in _NAMESPACES:
+        module = importlib.import_module(ours)
+        for name in dir(module):
+            value = getattr(module, name)
+            if name.startswith("_") or not _is_ours(value):
+                continue
+            if isinstance(value, type):
+                classes.setdefault(value, f"{theirs}.{name}")
+            elif callable(value):
+                functions.setdefault(getattr(value, "__qualname__", name), f"{theirs}.{name}")
+    for cls, theirs in list(classes.items()):
+        functions.setdefault(f"{cls.__name__}.__init__", theirs)
+        for name in dir(cls):
+            method = getattr(cls, name, None)
+            if name.startswith("_") or not callable(method):
+                continue
+            functions.setdefault(f"{cls.__name__}.{name}", f"{theirs}.{name}")
+            functions.setdefault(getattr(method, "__qualname__", name), f"{theirs}.{name}")
+    return classes, functions
+
+
+def _is_ours(value: object) -> bool:
+    """Whether ``value`` (a function, a class, or an instance's class) is chainrule's."""
+    module = getattr(value, "__module__", None) or ""
+    return module == "chainrule" or module.startswith("chainrule.")
+
+
+def _class_name(cls: type) -> str:
+    """A chainrule class's PyTorch name (``torch.nn.Linear``), else its own name."""
+    classes, _ = _pytorch_names()
+    return classes.get(cls, cls.__name__)
+
+
+def missing_name(error: BaseException) -> str | None:
+    """What chainrule lacks, when ``error`` (raised while a program ran) says chainrule lacks a
+    PyTorch name: ``"chainrule has no torch.Tensor.foo yet"``; None for the program's own
+    mistakes (an attribute of its own objects, a keyword of its own functions)."""
+    if isinstance(error, (MissingName, chainrule.errors.UnsupportedError)):
+        return str(error)
+    if isinstance(error, ModuleNotFoundError):
+        return str(error) if str(error).startswith("chainrule has no") else None
+    if isinstance(error, ImportError):  # from torch.nn import NoSuchLayer
+        if error.name in _aliases and "cannot import name" in str(error):
+            missing = str(error).split("'")[1]
+            return f"chainrule has no {error.name}.{missing} yet"
+        return None
+    if isinstance(error, AttributeError):
+        return _missing_attribute(error)
+    if isinstance(error, TypeError):
+        return _missing_keyword(error)
+    return None
+
+
+def _missing_attribute(error: AttributeError) -> str | None:
+    obj, name = getattr(error, "obj", None), getattr(error, "name", None)
+    if name is None or obj is None:
+        return None
+    if isinstance(obj, chainrule.Tensor) and not hasattr(type(obj), name):
+        return f"chainrule has no torch.Tensor.{name} yet"
+    if isinstance(obj, type):  # nn.Module.foo, torch.Tensor.foo
+        return f"chainrule has no {_class_name(obj)}.{name} yet" if _is_ours(obj) else None
+    if _is_ours(type(obj)):
+        return f"chainrule has no {_class_name(type(obj))}.{name} yet"
+    if isinstance(obj, chainrule.nn.Module) and name in MODULE_NAMES:
+        return f"chainrule has no torch.nn.Module.{name} yet"  # reached through a subclass
+    return None
+
+
+def _missing_keyword(error: TypeError) -> str | None:
+    match = _KEYWORD.match(str(error))
+    if match is None:
+        return None
+    qualname, keyword = match.groups()
+    _, functions = _pytorch_names()
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    frame = tb.tb_frame
+    if not frame.f_code.co_filename.startswith(_CHAINRULE_DIR):
+        # Raised where the call was written: chainrule's only if the callee is chainrule's.
+        head = qualname.split(".")[0]
+        named = frame.f_locals.get(head, frame.f_globals.get(head, _NOTHING))
+        if named is not _NOTHING and not _is_ours(named):
+            return None  # the program's own function or class
+        if qualname not in functions:
+            return None
+    where = functions.get(qualname, qualname)
+    return f"chainrule has no keyword argument {keyword}= of {where} yet"
