@@ -54,6 +54,12 @@ MODULES: dict[str, str | None] = {
     "torch.optim.nadam": "chainrule.optim.adam",
     "torch.optim.radam": "chainrule.optim.adam",
     "torch.optim.sparse_adam": "chainrule.optim.adam",
+    "torch.autograd.profiler": "chainrule.profiler",
+    "torch.nn.parallel": "chainrule.distributed",  # DistributedDataParallel
+    "torch.nn.utils.stateless": "chainrule.func.stateless",  # functional_call
+    "torch.utils.data.distributed": "chainrule.distributed",  # DistributedSampler
+    "torch.functional": "chainrule",  # einsum, meshgrid, split, norm... are top-level
+    "torch.serialization": "chainrule.io",
     "torch.special": "chainrule",  # chainrule's special functions are top-level (`_EXTRAS`)
     "torch.random": "chainrule.random",
     "torch.profiler": "chainrule.profiler",
