@@ -131,7 +131,7 @@ def test_tensorboard_resolves_to_chainrule_tensorboard_or_says_it_is_missing(tmp
     code = main(["run", str(script)])
     out, err = capsys.readouterr()
     if importlib.util.find_spec("chainrule.tensorboard") is None:
-        assert (code, err.strip()) == (
-            1, "chainrule run: chainrule has no torch.utils.tensorboard yet (board.py, line 1)")  # fmt: skip
+        missing = "chainrule run: chainrule has no torch.utils.tensorboard yet (board.py, line 1)"
+        assert (code, err.strip()) == (1, missing)
     else:
         assert (code, out.strip()) == (0, "imported")
