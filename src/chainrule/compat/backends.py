@@ -83,7 +83,12 @@ class CpuBackend(Backend):
 
 
 cudnn = Backend(
-    "cudnn", enabled=True, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True
+    "cudnn",
+    enabled=True,
+    benchmark=False,
+    benchmark_limit=None,
+    deterministic=False,
+    allow_tf32=True,
 )
 mps = Backend("mps")
 cuda = CudaBackend()
