@@ -64,7 +64,8 @@ ORDER = [
     "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
     "optim.lr_scheduler", "optim", "distributed",
     "compat.amp", "compat.cuda", "compat.accelerator", "compat.backends", "compat.torchscript",
-    "compat.onnx", "compat.hub", "compat.process_groups", "compat",
+    "compat.onnx", "compat.hub", "compat.process_groups",
+    "compat.testing", "compat",
     "viz", "texts", "",  # chainrule itself
     "apps", "__main__",
 ]  # fmt: skip

@@ -150,3 +150,45 @@ def test_distributed_has_no_process_group(torch):
         assert str(ours.value) == str(theirs.value)
     with pytest.raises(UnsupportedError, match=r"^torch\.distributed\.init_process_group: "):
         process_groups.init_process_group("gloo")
+
+
+CLOSE_CASES = [
+    ([1.0, 2.0], [1.0, 2.000001], {}),
+    ([1.0, 2.0], [1.0, 2.1], {}),
+    ([1.0, 2.0], [1.0, 2.05], {"rtol": 0.1, "atol": 0.0}),
+    ([1, 2], [1, 3], {}),
+    ([1, 2], [1, 3], {"rtol": 0.0, "atol": 1.0}),
+    ([float("nan")], [float("nan")], {}),
+    ([float("nan")], [float("nan")], {"equal_nan": True}),
+    ([[1.0, 2.0]], [1.0, 2.0], {}),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "options"), CLOSE_CASES)
+def test_assert_close_passes_and_fails_as_pytorchs(a, b, options, torch):
+    from chainrule.compat.testing import assert_close
+
+    def outcome(library, check):
+        try:
+            check(library.tensor(a), library.tensor(b), **options)
+        except AssertionError:
+            return "fails"
+        return "passes"
+
+    assert outcome(chainrule, assert_close) == outcome(torch, torch.testing.assert_close)
+
+
+def test_assert_close_checks_dtype_and_containers_as_pytorchs(torch):
+    from chainrule.compat.testing import assert_close
+
+    x32, x64 = chainrule.ones(2), chainrule.ones(2, dtype=chainrule.float64)
+    with pytest.raises(AssertionError, match="'dtype' do not match"):
+        assert_close(x32, x64)
+    with pytest.raises(AssertionError, match="'dtype' do not match"):
+        torch.testing.assert_close(torch.ones(2), torch.ones(2, dtype=torch.float64))
+    assert_close(x32, x64, check_dtype=False)
+    assert_close({"w": [x32, 1.0]}, {"w": [x32, 1.0 + 1e-9]})
+    with pytest.raises(AssertionError):
+        assert_close({"w": x32}, {"w": x32 + 1})
+    with pytest.raises(ValueError, match="Both 'rtol' and 'atol'"):
+        assert_close(x32, x32, rtol=1e-3)

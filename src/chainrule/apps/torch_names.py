@@ -72,6 +72,7 @@ MODULES: dict[str, str | None] = {
     "torch.onnx": "chainrule.compat.onnx",
     "torch.hub": "chainrule.compat.hub",
     "torch.distributed": "chainrule.compat.process_groups",
+    "torch.testing": "chainrule.compat.testing",
 }
 
 #: PyTorch packages whose public submodules are chainrule's of the same relative path:
