@@ -78,6 +78,10 @@ def test_a_distributions_submodule_resolves_when_chainrule_has_one(monkeypatch):
         torch_names.alias("torch.distributions.normal").Cauchy  # noqa: B018
 
 
+def test_torch_version_is_the_release_chainrule_follows(torch):
+    assert torch_names.alias("torch").__version__ == torch.__version__.split("+")[0]
+
+
 def test_an_alias_keeps_a_name_once_found_and_hides_chainrules_own_modules():
     nn = torch_names.alias("torch.nn")
     assert nn.Linear is nn.__dict__["Linear"]  # the second read is a plain attribute

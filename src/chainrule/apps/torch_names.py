@@ -89,9 +89,17 @@ SUBTREES: dict[str, str] = {
     "torch.backends": "chainrule.compat.backends",
 }
 
+#: The PyTorch release whose names and behaviour chainrule follows: ``torch.__version__`` under
+#: ``chainrule run``.
+PYTORCH_VERSION = "2.13.0"
+
 #: Extra names per alias module, beyond its chainrule module's attributes.
 _EXTRAS: dict[str, dict[str, Any]] = {
-    "torch": {"Size": tuple, "autocast": amp.autocast},  # Tensor.shape is a plain tuple
+    "torch": {
+        "Size": tuple,  # Tensor.shape is a plain tuple
+        "autocast": amp.autocast,
+        "__version__": PYTORCH_VERSION,  # programs compare it to choose modern code paths
+    },
     "torch.autograd": {"Function": chainrule.Function},
     "torch.special": {  # torch.special's spellings of chainrule's top-level functions
         "expit": chainrule.sigmoid, "gammaln": chainrule.lgamma, "psi": chainrule.digamma,
@@ -189,10 +197,10 @@ class AliasModule(types.ModuleType):
         self.__path__ = []  # a package: `import torch.nn` looks its submodules up here
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__"):
+        extras = _EXTRAS.get(self.__name__, {})
+        if attr.startswith("__") and attr not in extras:
             raise AttributeError(attr)
         full = f"{self.__name__}.{attr}"
-        extras = _EXTRAS.get(self.__name__, {})
         if attr in extras:
             value = extras[attr]
         elif resolves(full):
