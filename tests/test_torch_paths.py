@@ -88,6 +88,22 @@ def test_an_alias_keeps_a_name_once_found_and_hides_chainrules_own_modules():
     assert isinstance(nn.modules, torch_names.AliasModule)
     with pytest.raises(torch_names.MissingName, match=r"^chainrule has no torch\.ops yet$"):
         torch_names.alias("torch").ops  # noqa: B018  (chainrule.ops is no PyTorch module)
+    with pytest.raises(torch_names.MissingName, match=r"torch\._no_such_private_name"):
+        torch_names.alias("torch")._no_such_private_name  # noqa: B018
+
+
+def test_pytorchs_private_base_classes_are_there_to_subclass(torch):
+    from torch.nn.modules.loss import _Loss
+    from torch.optim.lr_scheduler import LRScheduler, _LRScheduler
+
+    loss, scheduler = (
+        torch_names.alias("torch.nn.modules.loss"),
+        torch_names.alias("torch.optim.lr_scheduler"),
+    )
+    assert loss._Loss.__name__ == _Loss.__name__
+    assert issubclass(loss._Loss, torch_names.alias("torch.nn").Module)
+    assert issubclass(_LRScheduler, LRScheduler)
+    assert issubclass(scheduler._LRScheduler, scheduler.LRScheduler)
 
 
 PROGRAM = """

@@ -101,6 +101,7 @@ _EXTRAS: dict[str, dict[str, Any]] = {
         "__version__": PYTORCH_VERSION,  # programs compare it to choose modern code paths
     },
     "torch.autograd": {"Function": chainrule.Function},
+    "torch.optim.lr_scheduler": {"_LRScheduler": chainrule.optim.lr_scheduler.LRScheduler},
     "torch.special": {  # torch.special's spellings of chainrule's top-level functions
         "expit": chainrule.sigmoid, "gammaln": chainrule.lgamma, "psi": chainrule.digamma,
         "multigammaln": chainrule.mvlgamma, "i0": chainrule.i0,
@@ -207,7 +208,9 @@ class AliasModule(types.ModuleType):
             value = alias(full)
         else:
             target = self.__dict__["_target"]
-            value = getattr(target, attr, _NOTHING) if not attr.startswith("_") else _NOTHING
+            value = getattr(target, attr, _NOTHING)
+            if attr.startswith("_") and not isinstance(value, type):
+                value = _NOTHING  # private classes, as PyTorch's _Loss, are there to subclass
             if value is _NOTHING or isinstance(value, types.ModuleType):
                 raise MissingName(full)  # a chainrule module that is no PyTorch module
         self.__dict__[attr] = value
