@@ -87,3 +87,20 @@ def test_other_tensors_take_only_the_empty_format(torch):
     with pytest.raises(TypeError) as ours:
         format(x, ".4f")
     assert str(ours.value) == str(theirs.value)
+
+
+def test_set_default_tensor_type_sets_the_default_dtype_as_pytorch(torch):
+    try:
+        for t in ("DoubleTensor", "FloatTensor", "torch.DoubleTensor"):
+            ours = getattr(chainrule, t) if not t.startswith("torch.") else t
+            theirs = getattr(torch, t) if not t.startswith("torch.") else t
+            chainrule.set_default_tensor_type(ours)
+            torch.set_default_tensor_type(theirs)
+            assert str(chainrule.zeros(1).dtype) == str(torch.zeros(1).dtype)[6:]
+        with pytest.raises(TypeError):
+            torch.set_default_tensor_type(torch.LongTensor)
+        with pytest.raises(TypeError, match="only floating-point types"):
+            chainrule.set_default_tensor_type(chainrule.LongTensor)
+    finally:
+        chainrule.set_default_dtype(chainrule.float32)
+        torch.set_default_dtype(torch.float32)

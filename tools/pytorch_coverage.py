@@ -68,7 +68,7 @@ OUT_OF_SCOPE = [
     (
         "storage and legacy typed tensors",
         r"Storage|storage|^BFloat16Tensor$|^data_ptr$|"
-        r"^set_$|^new$|^is_set_to$|^untyped|^as_strided|^set_default_tensor_type$",
+        r"^set_$|^new$|^is_set_to$|^untyped|^as_strided",
     ),
     (
         "TorchScript, FX, export and compiler internals",

@@ -140,6 +140,7 @@ from .tensor_types import (
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
 )
 from .viz import draw_graph, trace_table
 
@@ -183,5 +184,5 @@ __all__ += [  # dtype facts, settings and constants PyTorch has at top level
 ]  # fmt: skip
 __all__ += [  # PyTorch's legacy typed-tensor classes
     "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
-    "IntTensor", "LongTensor", "ShortTensor",
+    "IntTensor", "LongTensor", "ShortTensor", "set_default_tensor_type",
 ]  # fmt: skip

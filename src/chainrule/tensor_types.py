@@ -1,7 +1,8 @@
 """PyTorch's legacy typed-tensor classes (`FloatTensor`, `LongTensor`, ...): each builds a tensor
 of its dtype (``FloatTensor(2, 3)``, ``LongTensor([1, 2])``), is an ``isinstance`` target for
 tensors of that dtype, and names a type for ``Tensor.type``. No tensor is an instance of one
-of these classes in the ordinary sense; ``isinstance`` asks the tensor's dtype."""
+of these classes in the ordinary sense; ``isinstance`` asks the tensor's dtype. Also
+`set_default_tensor_type`, which takes them."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 
 from ._tensor import Tensor
 from .creation import tensor, zeros
-from .dtypes import Size, as_device
+from .dtypes import Size, as_device, set_default_dtype
 from .errors import DTypeError, fmt_dtype
-from .methods.factories import _TYPE_NAMES
+from .methods.factories import _TYPE_NAMES, _TYPES_BY_NAME
 
 
 class LegacyTensorType(type):
@@ -68,6 +69,24 @@ def _legacy(name: str, dtype: np.dtype) -> LegacyTensorType:
     return LegacyTensorType(name, (), {"__doc__": doc, "__module__": "chainrule", "dtype": dtype})
 
 
+def set_default_tensor_type(t: LegacyTensorType | str) -> None:
+    """PyTorch's older way to set the default dtype: ``set_default_tensor_type(DoubleTensor)``
+    (or ``"torch.DoubleTensor"``) is ``set_default_dtype(float64)``; floating types only.
+
+    >>> import chainrule
+    >>> set_default_tensor_type("torch.DoubleTensor")
+    >>> chainrule.zeros(1).dtype
+    dtype('float64')
+    >>> set_default_tensor_type(FloatTensor)
+    """
+    name = t if isinstance(t, str) else f"torch.{t.__name__}"
+    dtype = _TYPES_BY_NAME.get(name)
+    if dtype is None or dtype.kind != "f":
+        raise DTypeError(f"set_default_tensor_type: only floating-point types are supported as "
+                         f"the default type, not {name}")  # fmt: skip
+    set_default_dtype(dtype)
+
+
 _CLASSES = {name.removeprefix("torch."): _legacy(name.removeprefix("torch."), dtype)
             for dtype, name in _TYPE_NAMES.items()}  # fmt: skip
 FloatTensor = _CLASSES["FloatTensor"]
@@ -80,4 +99,4 @@ CharTensor = _CLASSES["CharTensor"]
 ByteTensor = _CLASSES["ByteTensor"]
 BoolTensor = _CLASSES["BoolTensor"]
 
-__all__ = ["LegacyTensorType", *_CLASSES]
+__all__ = ["LegacyTensorType", "set_default_tensor_type", *_CLASSES]
