@@ -25,7 +25,7 @@ ORDER = [
     "methods.aliases", "methods.variants", "_tensor", "autograd_compat", "autograd", "dispatch",
     "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.passes",
     "compiler.compiled", "compiler",
-    "creation", "random", "xp",
+    "creation", "tensor_types", "random", "xp",
     "ops.arguments", "ops.elementwise", "ops.reduce", "ops.normalizers", "ops.picking",
     "ops.cumulative", "ops.sorting", "ops.indexing", "ops.selecting", "ops.scattering",
     "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.flat_indexing", "ops.numeric",
@@ -63,6 +63,9 @@ ORDER = [
     "optim.lr_scheduler.base", "optim.lr_scheduler.formulas", "optim.lr_scheduler.cyclic",
     "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
     "optim.lr_scheduler", "optim", "distributed",
+    "compat.amp", "compat.cuda", "compat.accelerator", "compat.backends", "compat.torchscript",
+    "compat.onnx", "compat.hub", "compat.process_groups",
+    "compat.testing", "compat",
     "viz", "tensorboard", "texts", "",  # chainrule itself
     "apps", "__main__",
 ]  # fmt: skip

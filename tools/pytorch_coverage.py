@@ -1,8 +1,11 @@
-"""Write docs/pytorch-coverage.md: which of PyTorch's public names chainrule has, per namespace.
+"""Write docs/pytorch-coverage.md: which of PyTorch's public names chainrule has, per namespace,
+and which of its module paths a program can import under ``chainrule run``.
 
 Walks the installed torch (2.13): every public name of each namespace below, less submodules,
 re-exports of the standard library and typing, and the groups out of scope (listed on the page
-with the reason). A name counts as present when chainrule's matching namespace has it.
+with the reason). A name counts as present when chainrule's matching namespace has it. Then
+every public submodule of the packages in `SUBMODULE_ROOTS`: it resolves when
+`chainrule.apps.torch_names` answers its import with a chainrule module.
 
     python tools/pytorch_coverage.py          # rewrite the page
     python tools/pytorch_coverage.py --check  # exit 1 if the page is stale
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import pkgutil
 import re
 import sys
 import types
@@ -63,8 +67,8 @@ OUT_OF_SCOPE = [
     ),
     (
         "storage and legacy typed tensors",
-        r"Storage|storage|^[A-Z][A-Za-z0-9]+Tensor$|^data_ptr$|"
-        r"^set_$|^new$|^is_set_to$|^untyped|^as_strided|^set_default_tensor_type$",
+        r"Storage|storage|^BFloat16Tensor$|^data_ptr$|"
+        r"^set_$|^new$|^is_set_to$|^untyped|^as_strided",
     ),
     (
         "TorchScript, FX, export and compiler internals",
@@ -193,6 +197,75 @@ NOT_API = {
 }
 
 
+#: The PyTorch packages whose public submodules the page lists (the packages themselves too).
+SUBMODULE_ROOTS = [
+    "torch", "torch.nn", "torch.nn.modules", "torch.nn.utils", "torch.optim", "torch.utils",
+    "torch.utils.data", "torch.autograd", "torch.distributions", "torch.backends",
+]  # fmt: skip
+
+#: Submodules out of scope, unless they resolve: (reason, pattern on the full name).
+SUBMODULES_OUT_OF_SCOPE = [
+    ("quantization", r"quantiz|^torch\.ao$|\.qat$|\.intrinsic$"),
+    ("sparse tensors", r"^torch\.sparse$|\.cusparselt$"),
+    ("complex numbers and spectra", r"^torch\.(fft|signal)$"),
+    ("masked and nested tensors", r"^torch\.(masked|nested)$"),
+    ("lazy modules", r"\.lazy$"),
+    (
+        "DataPipes (deprecated in PyTorch)",
+        r"^torch\.utils\.data\.(datapipes|graph|graph_settings|backward_compatibility)$",
+    ),
+    (
+        "GPU, accelerators and other backends",
+        r"^torch\.(xpu|mps|mtia|cpu|numa)$|^torch\.backends\."
+        r"|^torch\.utils\.(mkldnn|backend_registration|hipify|cpp_extension|cpp_backtrace)$",
+    ),
+    (
+        "TorchScript, FX, export and compiler internals",
+        r"^torch\.(fx|export|compiler|library|overrides|types|return_types|futures|nativert|contrib"
+        r"|package|storage|torch_version|version|nn\.(cpp|backends|common_types)|utils\.(jit|"
+        r"mobile_optimizer|bundled_inputs|model_dump|show_pickle|dlpack|serialization|"
+        r"backcompat))$",
+    ),
+    (
+        "process and deployment machinery",
+        r"^torch\.(multiprocessing|monitor|utils\.(collect_env|file_baton|model_zoo|"
+        r"throughput_benchmark|benchmark|debug_log|module_tracker|flop_counter|viz|weak|hooks|"
+        r"deterministic))$",
+    ),
+]
+
+
+def _submodules() -> list[str]:
+    """Every public submodule of `SUBMODULE_ROOTS` in the installed torch, and the roots."""
+    names = set()
+    for root in SUBMODULE_ROOTS:
+        names.add(root)
+        package = importlib.import_module(root)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                names.add(f"{root}.{info.name}")
+    return sorted(names)
+
+
+def submodule_survey() -> list[dict]:
+    """Per PyTorch submodule: the chainrule module its import resolves to, or why it does not
+    (out of scope, with the reason, or missing)."""
+    sys.path.insert(0, str(PAGE.parents[1] / "src"))
+    from chainrule.apps import torch_names
+
+    rows = []
+    for name in _submodules():
+        if torch_names.resolves(name):
+            target = torch_names.target_of(name)
+            rows.append(dict(name=name, status="resolves", ours=target or ""))
+            continue
+        reason = next((r for r, pattern in SUBMODULES_OUT_OF_SCOPE if re.search(pattern, name)),
+                      None)  # fmt: skip
+        rows.append(dict(name=name, status="out of scope" if reason else "missing",
+                         ours=reason or ""))  # fmt: skip
+    return rows
+
+
 def _public(namespace: str) -> list[str]:
     if namespace == "torch.Tensor":
         import torch
@@ -278,6 +351,31 @@ def render(rows: list[dict]) -> str:
         target = f"{row['target']}%" if row["target"] else "-"
         lines.append(f"| `{row['theirs']}` | `{row['ours']}` | {total} | {len(row['present'])} "
                      f"| {share:.0f}% | {target} |")  # fmt: skip
+    modules = submodule_survey()
+    counts = {status: sum(m["status"] == status for m in modules)
+              for status in ("resolves", "missing", "out of scope")}  # fmt: skip
+    lines += [
+        "",
+        "## Module paths",
+        "",
+        "Which of PyTorch's module paths a program can import (`import torch.nn.modules.conv`, "
+        "`from torch.optim.adamw import AdamW`) under `chainrule run`: every public submodule of "
+        + ", ".join(f"`{r}`" for r in SUBMODULE_ROOTS)
+        + f". {counts['resolves']} resolve, {counts['missing']} are missing, "
+        f"{counts['out of scope']} are out of scope. A path resolves to the chainrule module "
+        "of the same path below `torch.nn`, `torch.optim`, `torch.utils.data` (`chainrule.data`),"
+        " `torch.distributions`, `torch.func`, `torch.linalg` and `torch.backends` "
+        "(`chainrule.compat.backends`), else to the module `chainrule/apps/torch_names.py`'s "
+        "table names; importing a missing one stops `chainrule run` with one line.",
+        "",
+        "| PyTorch module | status | chainrule module, or why not |",
+        "|---|---|---|",
+    ]
+    for m in modules:
+        ours = f"`{m['ours']}`" if m["status"] == "resolves" and m["ours"] else m["ours"]
+        if m["status"] == "resolves" and not m["ours"]:
+            ours = "a namespace for its submodules"
+        lines.append(f"| `{m['name']}` | {m['status']} | {ours} |")
     for row in rows:
         lines += ["", f"## `{row['theirs']}`", ""]
         lines.append(f"Missing ({len(row['missing'])}): " + (

@@ -130,6 +130,18 @@ from .settings import (
     thread_safe_generator,
     use_deterministic_algorithms,
 )
+from .tensor_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    set_default_tensor_type,
+)
 from .viz import draw_graph, trace_table
 
 __version__ = "0.1.0"
@@ -169,4 +181,8 @@ __all__ += [  # dtype facts, settings and constants PyTorch has at top level
     "prepare_multiprocessing_environment", "promote_types", "result_type",
     "set_float32_matmul_precision", "set_num_threads", "set_printoptions",
     "thread_safe_generator", "use_deterministic_algorithms",
+]  # fmt: skip
+__all__ += [  # PyTorch's legacy typed-tensor classes
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
+    "IntTensor", "LongTensor", "ShortTensor", "set_default_tensor_type",
 ]  # fmt: skip

@@ -62,6 +62,17 @@ class ArgumentError(ChainruleError, TypeError):
     A TypeError, as Python's own for a bad keyword."""
 
 
+class UnsupportedError(ChainruleError, RuntimeError):
+    """A PyTorch feature chainrule does not do on purpose, reached from a program: exporting to
+    ONNX, downloading from the Hub, CUDA devices, process groups. The message names the PyTorch
+    call and what chainrule does instead, if anything. ``chainrule run`` reports it in one line."""
+
+
+class NoCudaError(UnsupportedError, AssertionError):
+    """A ``torch.cuda`` call that needs a CUDA device. A CPU-only PyTorch raises AssertionError
+    ("Torch not compiled with CUDA enabled") there, so this is one too."""
+
+
 def fmt_shape(shape: tuple[int, ...]) -> str:
     """Format a shape the way messages show it: ``(3, 4)``, ``(5,)``, ``()``."""
     return str(tuple(int(n) for n in shape))

@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     program.add_argument("--count-ops", action="store_true", help="print op counts per step")
     program.add_argument("--profile", action="store_true", help="print where the time went, per op")
     program.add_argument("--draw", metavar="FILE", help="draw the first loss's graph (.svg/.dot)")
+    program.add_argument(
+        "--traceback", action="store_true", help="show the whole stack where a missing name stops"
+    )
     program.add_argument("script", help="the program (a .py file)")
     # Not required (argparse counts a REMAINDER as required): without a script, the error
     # names only the script.
@@ -124,8 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .run import run
 
         return run(
-            args.script, args.args, count_ops=args.count_ops, draw=args.draw, profile=args.profile
-        )
+            args.script, args.args, count_ops=args.count_ops, draw=args.draw,
+            profile=args.profile, show_traceback=args.traceback,
+        )  # fmt: skip
     if args.command == "serve":
         from .web.server import serve  # the standard library's http.server, loaded on demand
 

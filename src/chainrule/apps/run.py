@@ -1,7 +1,8 @@
 """``chainrule run SCRIPT.py [ARGS...]``: run a PyTorch program on chainrule. For this run only,
 ``import torch`` and its submodules give chainrule's names (`chainrule.apps.torch_names`);
 ``--count-ops`` prints the ops of each training step, ``--profile`` the time per op (a
-`chainrule.profile` table), ``--draw FILE`` the graph of the first loss that calls ``backward``."""
+`chainrule.profile` table), ``--draw FILE`` the graph of the first loss that calls ``backward``,
+``--traceback`` the whole stack where a missing name would otherwise stop the run in one line."""
 
 from __future__ import annotations
 
@@ -54,10 +55,12 @@ def _draw(root: Tensor, path: Path) -> None:
 
 def run(
     script: str, args: list[str], count_ops: bool = False, draw: str | None = None,
-    profile: bool = False,
+    profile: bool = False, show_traceback: bool = False,
 ) -> int:  # fmt: skip
     """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch's names
-    resolved to chainrule; returns the exit code (1, with one line, for a missing name).
+    resolved to chainrule; returns the exit code (1, with one line naming the PyTorch name and
+    the program's line, for a name, keyword or feature chainrule lacks; ``show_traceback``
+    raises it instead, with the whole stack).
     The run keeps freed memory for reuse (`chainrule.allocator`), as training programs want."""
     path = Path(script)
     if not path.is_file():
@@ -94,17 +97,11 @@ def run(
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         if not isinstance(exit_.code, int) and exit_.code is not None:
             print(exit_.code, file=sys.stderr)
-    except (torch_names.MissingName, ModuleNotFoundError) as error:
-        if isinstance(error, ModuleNotFoundError) and not str(error).startswith("chainrule has"):
-            raise
-        where = _script_line(error, path)
-        print(f"chainrule run: {error}{where}", file=sys.stderr)
-        code = 1
-    except ImportError as error:  # from torch import X, X missing
-        if error.name is None or not error.name.startswith("torch"):
-            raise
-        missing = str(error).split("'")[1] if "'" in str(error) else "a name"
-        print(f"chainrule run: chainrule has no {error.name}.{missing} yet", file=sys.stderr)
+    except Exception as error:
+        missing = None if show_traceback else torch_names.missing_name(error)
+        if missing is None:
+            raise  # the program's own mistake, or --traceback: the whole stack
+        print(f"chainrule run: {missing}{_program_line(error, path)}", file=sys.stderr)
         code = 1
     finally:
         Tensor.backward = original_backward
@@ -122,7 +119,14 @@ def run(
     return code
 
 
-def _script_line(error: BaseException, path: Path) -> str:
-    """`` (script.py, line N)``: where in the program the missing name was reached."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(path)]
-    return f" ({path.name}, line {frames[-1].lineno})" if frames else ""
+def _program_line(error: BaseException, path: Path) -> str:
+    """`` (script.py, line N)``: the innermost line of the program's own files (the script
+    and the modules beside it) that the error passed through."""
+    home, ours = path.resolve().parent, Path(torch_names.__file__).resolve().parents[1]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if Path(frame.filename).resolve().is_relative_to(home)
+        and not Path(frame.filename).resolve().is_relative_to(ours)
+    ]
+    return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""

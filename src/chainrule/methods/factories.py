@@ -85,7 +85,8 @@ class FactoryMethods:
 
     def type(self, dtype=None, non_blocking: bool = False):
         """Without ``dtype``, PyTorch's name for this tensor's type ('torch.FloatTensor');
-        with one (a dtype or such a name), the tensor in that dtype (`to`).
+        with one (a dtype, such a name or a class such as `chainrule.FloatTensor`), the tensor
+        in that dtype (`to`).
 
         >>> import chainrule
         >>> chainrule.zeros(1).type(), chainrule.zeros(1).type("torch.IntTensor").dtype
@@ -93,6 +94,8 @@ class FactoryMethods:
         """
         if dtype is None:
             return _TYPE_NAMES.get(self.dtype, f"numpy.{self.dtype.name}")
+        if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):
+            dtype = f"torch.{dtype.__name__}"  # a legacy class (chainrule.tensor_types)
         return self.to(_TYPES_BY_NAME.get(dtype, dtype) if isinstance(dtype, str) else dtype)
 
     def type_as(self, other):
