@@ -64,8 +64,11 @@ def main():
         if isinstance(m, nn.Linear):
             bound = np.sqrt(6.0 / (m.in_features + m.out_features))  # Glorot uniform
             with torch.no_grad():
-                m.weight.copy_(torch.from_numpy(
-                    rng.uniform(-bound, bound, (m.out_features, m.in_features)).astype("f")))
+                m.weight.copy_(
+                    torch.from_numpy(
+                        rng.uniform(-bound, bound, (m.out_features, m.in_features)).astype("f")
+                    )
+                )
                 m.bias.zero_()  # fmt: skip
     criterion = nn.MSELoss()
     optimizer = optim.Adam(model.parameters(), lr=args.lr, weight_decay=1e-5)

@@ -97,7 +97,9 @@ def main():
     labels = digits.target.astype(np.int64)
     order = np.random.RandomState(args.seed).permutation(len(labels))
     train_idx, test_idx = order[: args.train_size], order[-400:]
-    train_set = TensorDataset(torch.from_numpy(images[train_idx]), torch.from_numpy(labels[train_idx]))
+    train_set = TensorDataset(
+        torch.from_numpy(images[train_idx]), torch.from_numpy(labels[train_idx])
+    )
     test_set = TensorDataset(torch.from_numpy(images[test_idx]), torch.from_numpy(labels[test_idx]))
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=args.shuffle)
     test_loader = DataLoader(test_set, batch_size=args.test_batch_size)

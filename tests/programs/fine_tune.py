@@ -10,21 +10,8 @@ import argparse
 import numpy as np
 import torch
 import torch.nn as nn
+from pretrain import Classifier  # the same architecture, from the pre-training script
 from sklearn.datasets import load_digits
-
-HIDDEN = 48
-
-
-class Classifier(nn.Module):
-    def __init__(self, n_classes, hidden=HIDDEN):
-        super().__init__()
-        self.features = nn.Sequential(
-            nn.Linear(64, hidden), nn.ReLU(), nn.Linear(hidden, hidden // 2), nn.ReLU()
-        )
-        self.head = nn.Linear(hidden // 2, n_classes)
-
-    def forward(self, x):
-        return self.head(self.features(x))
 
 
 def set_parameter_requires_grad(model, feature_extracting):

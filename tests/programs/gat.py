@@ -133,8 +133,10 @@ def main():
             output = model(features, **graph)
             loss_val = F.nll_loss(output[idx_val], labels[idx_val])
         print(f"step {epoch} loss {loss_train.item():.10f}")
-        print(f"Epoch: {epoch + 1:04d} loss_train: {loss_train.data.item():.4f} "
-              f"acc_train: {acc_train.data.item():.4f} loss_val: {loss_val.data.item():.4f}")  # fmt: skip
+        print(
+            f"Epoch: {epoch + 1:04d} loss_train: {loss_train.data.item():.4f} "
+            f"acc_train: {acc_train.data.item():.4f} loss_val: {loss_val.data.item():.4f}"
+        )
         if loss_val.item() < best:
             best, best_epoch, bad_counter = loss_val.item(), epoch, 0
             torch.save(model.state_dict(), "gat_best.pkl")

@@ -87,7 +87,9 @@ def main():
             param.data.add_(-learning_rate * param.grad.data)
             param.grad.data.zero_()
         print(f"step {args.max_steps + t} loss {loss.item():.10f}")
-    print(f"Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.item():.3f} x^3")
+    print(
+        f"Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.item():.3f} x^3"
+    )
     print(f"final loss {loss.item():.10f}")
 
 

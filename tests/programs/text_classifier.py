@@ -43,9 +43,11 @@ class TextClassificationModel(nn.Module):
     def init_weights(self, rng):
         initrange = 0.5
         self.embedding.weight.data = torch.from_numpy(
-            rng.uniform(-initrange, initrange, self.embedding.weight.shape).astype(np.float32))
+            rng.uniform(-initrange, initrange, self.embedding.weight.shape).astype(np.float32)
+        )
         self.fc.weight.data = torch.from_numpy(
-            rng.uniform(-initrange, initrange, self.fc.weight.shape).astype(np.float32))
+            rng.uniform(-initrange, initrange, self.fc.weight.shape).astype(np.float32)
+        )
         self.fc.bias.data.zero_()  # fmt: skip
 
     def forward(self, text, offsets):
