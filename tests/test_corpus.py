@@ -58,6 +58,7 @@ CASES = [
     Case("digits_mlp.py", rel=None, final="test accuracy", learned=(">", 0.8)),
     Case("text_classifier.py", rel=F32, final="test accuracy", learned=(">", 0.9)),
     Case("resnet.py", final="best accuracy", learned=(">", 50.0)),
+    Case("custom_function.py", final="final mse", learned=("<", 0.1)),
 ]
 
 
@@ -80,7 +81,13 @@ def _final(out: str, name: str) -> float:
 
 
 def _compare(ours: str, theirs: str, case: Case) -> None:
-    assert _shape(ours) == _shape(theirs)
+    if case.rel is not None:  # the same numbers take the same branches: line for line
+        assert _shape(ours) == _shape(theirs)
+    else:  # other numbers may print a conditional line (a new best) a different number of times
+        assert set(_shape(ours)) == set(_shape(theirs))
+        assert re.findall(r"^step \d+ loss", ours, re.M) == re.findall(
+            r"^step \d+ loss", theirs, re.M
+        )
     final = _final(ours, case.final)
     assert math.isfinite(final)
     if case.rel is not None:
