@@ -59,6 +59,7 @@ CASES = [
     Case("text_classifier.py", rel=F32, final="test accuracy", learned=(">", 0.9)),
     Case("resnet.py", final="best accuracy", learned=(">", 50.0)),
     Case("custom_function.py", final="final mse", learned=("<", 0.1)),
+    Case("conv_autoencoder.py", final="reconstruction mse", learned=("<", 0.1)),
 ]
 
 
