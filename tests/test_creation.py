@@ -628,3 +628,15 @@ def test_vmap_refuses_the_new_random_draws_by_default():
             func.vmap(draw)(xs)
     same = func.vmap(draws[0], randomness="same")(xs)
     assert np.array_equal(same.data[0], same.data[1])
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_the_size_can_be_given_by_keyword_as_in_pytorch(name, torch):
+    # pyGAT's nn.Parameter(torch.empty(size=(in_features, out_features))).
+    ours = getattr(chainrule, name)(size=(2, 3), dtype=chainrule.float64)
+    theirs = getattr(torch, name)(size=(2, 3), dtype=torch.float64)
+    assert ours.shape == tuple(theirs.shape) and ours.dtype == np.float64
+    if name != "empty":
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    with pytest.raises(TypeError, match=f"{name}\\(\\): give the size positionally or as size="):
+        getattr(chainrule, name)(2, size=(3,))

@@ -367,3 +367,20 @@ def test_scheduler_errors():
     fresh = optim.SGD([nn.Parameter(chainrule.ones(1))], lr=1.0)
     with pytest.raises(DomainError, match=r"param_groups\[0\] has no 'initial_lr'"):
         lr_scheduler.ExponentialLR(fresh, gamma=0.9, last_epoch=3)
+
+
+def test_step_lr_takes_a_float_period_as_pytorch(torch):
+    # The text-classification tutorial's StepLR(optimizer, 1.0, gamma=0.1).
+    def lrs(lib, sched):
+        optimizer = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=5.0)
+        scheduler = sched.StepLR(optimizer, 1.5, gamma=0.1)
+        out = []
+        for _ in range(5):
+            optimizer.step()
+            scheduler.step()
+            out += scheduler.get_last_lr()
+        return out
+
+    ours = lrs(chainrule, lr_scheduler)
+    assert ours == pytest.approx(lrs(torch, torch.optim.lr_scheduler), rel=1e-12)
+    assert ours[0] == 5.0 and ours[-1] == pytest.approx(0.5)  # decayed at epoch 3 only

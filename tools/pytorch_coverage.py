@@ -5,7 +5,8 @@ Walks the installed torch (2.13): every public name of each namespace below, les
 re-exports of the standard library and typing, and the groups out of scope (listed on the page
 with the reason). A name counts as present when chainrule's matching namespace has it. Then
 every public submodule of the packages in `SUBMODULE_ROOTS`: it resolves when
-`chainrule.apps.torch_names` answers its import with a chainrule module.
+`chainrule.apps.torch_names` answers its import with a chainrule module. The page also lists the corpus of programs in
+tests/programs/, each with its docstring's first sentence.
 
     python tools/pytorch_coverage.py          # rewrite the page
     python tools/pytorch_coverage.py --check  # exit 1 if the page is stale
@@ -13,6 +14,7 @@ every public submodule of the packages in `SUBMODULE_ROOTS`: it resolves when
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -22,6 +24,7 @@ import types
 from pathlib import Path
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "pytorch-coverage.md"
+PROGRAMS = PAGE.parents[1] / "tests" / "programs"
 
 #: (PyTorch namespace, chainrule's, target %). "Tensor" means the Tensor class's methods.
 NAMESPACES = [
@@ -332,6 +335,31 @@ def survey() -> list[dict]:
     return rows
 
 
+def corpus() -> list[str]:
+    """The corpus section: one row per program of tests/programs/, with what it covers (its
+    docstring's first sentence)."""
+    lines = [
+        "",
+        "## Programs that run unchanged",
+        "",
+        "Counting names says little about whether a program runs. The programs below are written "
+        "for PyTorch in the idiom of public PyTorch code; `tests/test_corpus.py` and "
+        "`tests/test_pytorch_programs.py` run each under PyTorch and under `chainrule run` "
+        "and compare what they print: the same losses where the program draws its weights and "
+        "data with NumPy, a finished run with a finite final metric where it draws from torch's "
+        "own generator.",
+        "",
+        "| program | what it covers |",
+        "|---|---|",
+    ]
+    for path in sorted(PROGRAMS.glob("*.py")):
+        doc = inspect.cleandoc(ast.get_docstring(ast.parse(path.read_text())) or "")
+        first = " ".join(doc.split("\n\n")[0].split())
+        first = re.split(r"(?<=[\w)])\. (?=[A-Z])", first)[0].rstrip(".")
+        lines.append(f"| `{path.name}` | {first}. |")
+    return lines
+
+
 def render(rows: list[dict]) -> str:
     """The page's Markdown."""
     lines = [
@@ -376,6 +404,7 @@ def render(rows: list[dict]) -> str:
         if m["status"] == "resolves" and not m["ours"]:
             ours = "a namespace for its submodules"
         lines.append(f"| `{m['name']}` | {m['status']} | {ours} |")
+    lines += corpus()
     for row in rows:
         lines += ["", f"## `{row['theirs']}`", ""]
         lines.append(f"Missing ({len(row['missing'])}): " + (

@@ -9,9 +9,11 @@ Floating-point factories make `get_default_dtype()` (float32 unless changed). Ea
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -81,11 +83,27 @@ def _size(size: tuple) -> tuple[int, ...]:
     return tuple(int(n) for n in size)
 
 
+def _size_keyword(fn: Callable) -> Callable:
+    """``fn`` also taking its shape as ``size=``, as PyTorch's creation functions do
+    (``torch.empty(size=(2, 3))``)."""
+
+    @functools.wraps(fn)
+    def with_size_keyword(*args, size=None, **kwargs):
+        if size is None:
+            return fn(*args, **kwargs)
+        if args:
+            raise TypeError(f"{fn.__name__}(): give the size positionally or as size=, not both")
+        return fn(size, **kwargs)
+
+    return with_size_keyword
+
+
 def _float(dtype, op: str) -> np.dtype:
     """The dtype asked for, else the default floating-point one."""
     return as_dtype(dtype, op) or get_default_dtype()
 
 
+@_size_keyword
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros (the default dtype unless ``dtype``).
 
@@ -96,12 +114,14 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     return _new(np.zeros(_size(size), _float(dtype, "zeros")), requires_grad)
 
 
+@_size_keyword
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones (the default dtype unless ``dtype``)."""
     as_device(device, "ones")
     return _new(np.ones(_size(size), _float(dtype, "ones")), requires_grad)
 
 
+@_size_keyword
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor whose values are not to be read before they are written: chainrule fills it
     with zeros (PyTorch leaves whatever was in memory).

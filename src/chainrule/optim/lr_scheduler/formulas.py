@@ -38,7 +38,8 @@ class StepLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
     ) -> None:
-        if not isinstance(step_size, int) or step_size <= 0:
+        # A float period works as in PyTorch (the text-classification tutorial passes 1.0).
+        if isinstance(step_size, bool) or not isinstance(step_size, (int, float)) or step_size <= 0:
             raise DomainError(f"StepLR: step_size must be a positive int, got {step_size!r}")
         self.step_size = step_size
         self.gamma = gamma
