@@ -5,8 +5,8 @@ Walks the installed torch (2.13): every public name of each namespace below, les
 re-exports of the standard library and typing, and the groups out of scope (listed on the page
 with the reason). A name counts as present when chainrule's matching namespace has it. Then
 every public submodule of the packages in `SUBMODULE_ROOTS`: it resolves when
-`chainrule.apps.torch_names` answers its import with a chainrule module. The page also lists the corpus of programs in
-tests/programs/, each with its docstring's first sentence.
+`chainrule.apps.torch_names` answers its import with a chainrule module. The page also
+lists the corpus of programs in tests/programs/, each with its docstring's first sentence.
 
     python tools/pytorch_coverage.py          # rewrite the page
     python tools/pytorch_coverage.py --check  # exit 1 if the page is stale
