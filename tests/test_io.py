@@ -113,10 +113,11 @@ def test_dtype_and_values_survive_a_round_trip(tmp_path, dtype):
     array = (np.arange(-3, 9).reshape(3, 4) % 5).astype(dtype)
     save({"x": array, "t": chainrule.tensor(array)}, path)
     loaded = load(path)
+    assert isinstance(loaded["x"], np.ndarray) and isinstance(loaded["t"], chainrule.Tensor)
     for key in ("x", "t"):
         assert loaded[key].dtype == np.dtype(dtype)
         assert loaded[key].shape == (3, 4)
-        np.testing.assert_array_equal(loaded[key].numpy(), array)
+        np.testing.assert_array_equal(np.asarray(loaded[key]), array)
 
 
 def test_zero_dim_and_empty_arrays_keep_their_shapes(tmp_path):
@@ -137,9 +138,9 @@ def test_big_endian_and_non_contiguous_arrays_load_back_equal(tmp_path):
     fortran = np.asfortranarray(np.arange(6, dtype=np.int64).reshape(2, 3))
     save({"big": big, "strided": strided, "fortran": fortran}, path)
     loaded = load(path)
-    np.testing.assert_array_equal(loaded["big"].numpy(), big)
-    np.testing.assert_array_equal(loaded["strided"].numpy(), strided)
-    np.testing.assert_array_equal(loaded["fortran"].numpy(), fortran)
+    np.testing.assert_array_equal(loaded["big"], big)
+    np.testing.assert_array_equal(loaded["strided"], strided)
+    np.testing.assert_array_equal(loaded["fortran"], fortran)
 
 
 def test_nested_structure_keeps_container_and_key_types(tmp_path):
@@ -281,7 +282,7 @@ def test_a_torch_style_zip_checkpoint_is_refused_and_never_unpickled(tmp_path):
     marker, path = tmp_path / "attack", tmp_path / "model.pt"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("archive/data.pkl", pickle.dumps(RunsCode(marker)))
-    with pytest.raises(SerializationError, match="not a safetensors file"):
+    with pytest.raises(SerializationError, match="needs the global builtins.exec, which is not"):
         load(path)
     assert not marker.exists()
 
@@ -320,7 +321,13 @@ def saved(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("keep", [0, 5])
+def test_empty_file_says_so(saved):
+    saved.write_bytes(b"")
+    with pytest.raises(SerializationError, match=f"{names_path(saved)} is an empty file"):
+        load(saved)
+
+
+@pytest.mark.parametrize("keep", [1, 5])
 def test_file_shorter_than_the_length_field(saved, keep):
     saved.write_bytes(saved.read_bytes()[:keep])
     with pytest.raises(SerializationError, match=f"{names_path(saved)} has {keep} bytes, too few"):
@@ -881,11 +888,11 @@ def mutate(rng, data: bytes) -> tuple[bytes, str]:
 
 def identical(a, b) -> bool:
     """Same structure, key and value types, and tensors with the same dtype, shape and bytes."""
-    if isinstance(a, chainrule.Tensor):
+    if isinstance(a, (chainrule.Tensor, np.ndarray)):
         return (
-            isinstance(b, chainrule.Tensor)
+            type(a) is type(b)
             and (a.dtype, a.shape) == (b.dtype, b.shape)
-            and a.numpy().tobytes() == b.numpy().tobytes()
+            and np.asarray(a).tobytes() == np.asarray(b).tobytes()
         )
     if type(a) is not type(b):
         return False

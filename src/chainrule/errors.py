@@ -8,6 +8,8 @@ Messages start with the op name, then say what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import pickle
+
 
 class ChainruleError(Exception):
     """Base class of every error chainrule raises on purpose."""
@@ -60,6 +62,13 @@ class ArgumentError(ChainruleError, TypeError):
     """A call's arguments cannot be taken as given: an argument PyTorch has that chainrule
     refuses on purpose (``out=``), or one argument given under two names (``dim`` and ``axis``).
     A TypeError, as Python's own for a bad keyword."""
+
+
+class SerializationError(ChainruleError, ValueError, pickle.UnpicklingError):
+    """A file cannot be read back (truncated, corrupted, of another kind, or a PyTorch file whose
+    pickle needs a global outside the allow-list), or an object cannot be saved (it is not a
+    tensor, an array, a plain value or a container of them). Also the UnpicklingError that
+    PyTorch's ``torch.load(weights_only=True)`` raises for a refused global."""
 
 
 def fmt_shape(shape: tuple[int, ...]) -> str:

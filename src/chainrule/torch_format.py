@@ -1,0 +1,392 @@
+"""Reading files that PyTorch wrote with ``torch.save``: the zip format (a pickle plus one raw
+file per storage) and the legacy format before PyTorch 1.6, through an unpickler that resolves
+only an allow-list of globals, each to chainrule's own stand-in, so nothing from a file runs.
+
+The zip archive holds ``<name>/data.pkl``, the object pickled with each storage replaced by a
+persistent id ``("storage", storage type, key, location, numel)``, ``<name>/data/<key>``, each
+storage's raw bytes, and ``<name>/byteorder`` (``little`` or ``big``). A tensor in the pickle is
+a call to ``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad,
+hooks)``: here the allow-list answers it with a NumPy view into the storage, so tensors that
+shared a storage in PyTorch share memory here too. Everything else in the pickle must be a
+plain container (dict, list, tuple, set, ``OrderedDict``), a number, a string or bytes, a dtype,
+``torch.Size``, ``torch.device`` or an ``argparse.Namespace``; any other global is refused with
+an error that names it, before anything is imported or called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import pickle
+import struct
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._tensor import Tensor
+from .dtypes import Size, bfloat16, device
+from .errors import SerializationError
+from .nn.parameter import Parameter
+
+#: PyTorch's dtypes by the names they are pickled under (``torch.float32``...): NumPy's, except
+#: bfloat16, which NumPy cannot hold: its storages are widened to float32 (exactly) on load.
+_DTYPES = {
+    **dict.fromkeys(("float32", "float"), np.dtype("float32")),
+    **dict.fromkeys(("float64", "double"), np.dtype("float64")),
+    **dict.fromkeys(("float16", "half"), np.dtype("float16")),
+    **dict.fromkeys(("int64", "long"), np.dtype("int64")),
+    **dict.fromkeys(("int32", "int"), np.dtype("int32")),
+    **dict.fromkeys(("int16", "short"), np.dtype("int16")),
+    "int8": np.dtype("int8"), "uint8": np.dtype("uint8"), "bool": np.dtype("bool"),
+    "uint16": np.dtype("uint16"), "uint32": np.dtype("uint32"), "uint64": np.dtype("uint64"),
+    **dict.fromkeys(("complex64", "cfloat"), np.dtype("complex64")),
+    **dict.fromkeys(("complex128", "cdouble"), np.dtype("complex128")),
+    "bfloat16": bfloat16,
+}  # fmt: skip
+
+#: The legacy storage classes (``torch.FloatStorage``...) by name, and the dtype of each.
+_STORAGE_DTYPES = {
+    "FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16",
+    "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32",
+    "ShortStorage": "int16", "CharStorage": "int8", "ByteStorage": "uint8",
+    "BoolStorage": "bool", "ComplexFloatStorage": "complex64",
+    "ComplexDoubleStorage": "complex128", "UntypedStorage": "uint8",
+}  # fmt: skip
+
+#: The first bytes of a legacy PyTorch file: its magic number, pickled with protocol 2.
+LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
+
+
+class _StorageType:
+    """What the allow-list gives for ``torch.FloatStorage`` and the like: a dtype's name."""
+
+    def __init__(self, dtype: str) -> None:
+        self.dtype = dtype
+
+
+class _Storage:
+    """One storage's elements as a 1-D NumPy array (bfloat16 widened to float32); tensors are
+    views into it. Allocated from its element count, filled from the file's bytes."""
+
+    def __init__(self, dtype: str, numel: int, limit: int) -> None:
+        self.dtype = dtype
+        self.numel = numel
+        self.raw_dtype = np.dtype("<u2") if dtype == "bfloat16" else _DTYPES[dtype]
+        if numel * self.raw_dtype.itemsize > limit:  # a claim the file is too short to back
+            raise SerializationError(
+                f"a {dtype} storage of {numel} elements needs more bytes than the file holds"
+            )
+        self.array = np.zeros(numel, np.float32 if dtype == "bfloat16" else self.raw_dtype)
+
+    def fill(self, data: bytes | memoryview, big_endian: bool) -> None:
+        """Copy the storage's bytes in, in the file's byte order."""
+        raw_dtype = self.raw_dtype.newbyteorder(">" if big_endian else "<")
+        if len(data) != self.numel * raw_dtype.itemsize:
+            raise SerializationError(
+                f"a {self.dtype} storage of {self.numel} elements has {len(data)} bytes, not "
+                f"{self.numel * raw_dtype.itemsize}"
+            )
+        values = np.frombuffer(data, raw_dtype)
+        if self.dtype == "bfloat16":  # a bfloat16 is the top half of a float32's bits
+            self.array[...] = (values.astype(np.uint32) << 16).view(np.float32)
+        elif self.dtype == "bool":
+            if values.view(np.uint8).max(initial=0) > 1:
+                raise SerializationError("a bool storage holds bytes other than 0 and 1")
+            self.array[...] = values
+        else:
+            self.array[...] = values
+
+
+def _ints(value: Any, what: str) -> tuple[int, ...]:
+    if not (isinstance(value, (tuple, list)) and all(type(n) is int and n >= 0 for n in value)):
+        raise SerializationError(f"a tensor's {what} is {value!r}, not a tuple of sizes")
+    return tuple(value)
+
+
+def _view(storage: Any, offset: Any, size: Any, stride: Any, dtype: Any = None) -> np.ndarray:
+    """The NumPy view that a tensor of ``storage`` with this geometry is, after bounds checks."""
+    if not isinstance(storage, _Storage):
+        raise SerializationError(
+            f"a tensor is rebuilt from {type(storage).__name__}, not a storage"
+        )
+    size, stride = _ints(size, "size"), _ints(stride, "stride")
+    if type(offset) is not int or offset < 0 or len(size) != len(stride) or len(size) > 64:
+        raise SerializationError(
+            f"a tensor has offset {offset!r}, size {size} and stride {stride}, which do not fit"
+        )
+    array = storage.array
+    if dtype is not None and dtype is not _DTYPES.get(storage.dtype):  # _rebuild_tensor_v3
+        if storage.dtype != "uint8" or not isinstance(dtype, np.dtype):
+            raise SerializationError(f"a tensor of dtype {dtype} is rebuilt from a typed storage")
+        usable = len(array) - len(array) % dtype.itemsize
+        array = array[:usable].view(dtype.newbyteorder("<")).astype(dtype, copy=False)
+    if array.dtype.kind == "c":
+        raise SerializationError(
+            f"a tensor has dtype {array.dtype}; chainrule has no complex tensors"
+        )
+    if 0 in size:
+        return np.zeros(size, array.dtype)
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride))
+    if last >= len(array):
+        raise SerializationError(
+            f"a tensor of size {size}, stride {stride} and offset {offset} reaches element "
+            f"{last} of a storage of {len(array)}"
+        )
+    steps = tuple(s * array.itemsize for s in stride)
+    return np.lib.stride_tricks.as_strided(array[offset:], size, steps)
+
+
+def _empty_hooks(hooks: Any) -> None:
+    if hooks is not None and not (isinstance(hooks, dict) and not hooks):
+        raise SerializationError("a tensor was saved with backward hooks; they are not loaded")
+
+
+def _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks, metadata=None):
+    _empty_hooks(hooks)
+    if metadata:  # PyTorch's conjugate and negative bits
+        raise SerializationError(f"a tensor carries metadata {metadata!r}, not loaded")
+    tensor = Tensor._make(_view(storage, offset, size, stride))
+    return tensor.requires_grad_(True) if requires_grad is True else tensor
+
+
+def _rebuild_tensor_v3(storage, offset, size, stride, requires_grad, hooks, dtype, metadata=None):
+    _empty_hooks(hooks)
+    if metadata:
+        raise SerializationError(f"a tensor carries metadata {metadata!r}, not loaded")
+    tensor = Tensor._make(_view(storage, offset, size, stride, dtype))
+    return tensor.requires_grad_(True) if requires_grad is True else tensor
+
+
+def _rebuild_parameter(data, requires_grad, hooks, state=None):
+    _empty_hooks(hooks)
+    if not isinstance(data, Tensor) or state:
+        raise SerializationError("a Parameter is rebuilt from something other than a tensor")
+    return Parameter(data, requires_grad=requires_grad is True)
+
+
+class _TensorClass:
+    """What the allow-list gives for ``torch.Tensor`` and ``torch.nn.Parameter`` (the classes
+    that ``_rebuild_from_type_v2`` names): a marker, never called."""
+
+
+def _rebuild_from_type(fn, cls, args, state):
+    """``torch._tensor._rebuild_from_type_v2``: a plain tensor or Parameter, rebuilt by ``fn``."""
+    if not (isinstance(cls, _TensorClass) and isinstance(args, tuple)) or state:
+        raise SerializationError("a tensor subclass or a tensor with attributes is not loaded")
+    if fn not in (_rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter):
+        raise SerializationError("a tensor is rebuilt by a function that is not a rebuild")
+    return fn(*args)
+
+
+def _size(sizes=()) -> Size:
+    return Size(_ints(sizes, "torch.Size"))
+
+
+def _device(*args) -> device | str:
+    """A CPU device as chainrule's; another device (a GPU one) as its string."""
+    if not all(isinstance(a, (str, int)) for a in args) or len(args) > 2:
+        raise SerializationError(f"torch.device{args!r} cannot be read")
+    text = ":".join(map(str, args))
+    return device(text) if text.partition(":")[0] == "cpu" else text
+
+
+def _encode(text, encoding="latin1") -> bytes:
+    """``_codecs.encode``, which protocol 2 uses to pickle bytes; only as that."""
+    if isinstance(text, bytes):
+        return text
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise SerializationError("_codecs.encode is allowed only to make bytes from latin-1")
+    return text.encode("latin-1")
+
+
+def _container(kind: type) -> Callable:
+    def make(items=()):
+        if not isinstance(items, (list, tuple, set, frozenset, dict)):
+            raise SerializationError(f"{kind.__name__} is built from a {type(items).__name__}")
+        return kind(items)
+
+    return make
+
+
+#: (module, name) -> the stand-in that the unpickler is given for it. Nothing else resolves.
+_ALLOWED: dict[tuple[str, str], Any] = {
+    ("collections", "OrderedDict"): collections.OrderedDict,  # made empty, then filled
+    ("builtins", "set"): _container(set),
+    ("builtins", "frozenset"): _container(frozenset),
+    ("builtins", "bytearray"): lambda data=b"": bytearray(_encode(data) if data else b""),
+    ("builtins", "complex"): lambda re=0.0, im=0.0: complex(float(re), float(im)),
+    ("_codecs", "encode"): _encode,
+    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
+    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
+    ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type,
+    ("torch", "Tensor"): _TensorClass(),
+    ("torch._tensor", "Tensor"): _TensorClass(),
+    ("torch.nn.parameter", "Parameter"): _TensorClass(),
+    ("torch", "Size"): _size,
+    ("torch", "device"): _device,
+    # A Namespace is made with its class's __new__ and filled attribute by attribute (BUILD);
+    # its __init__ is never called.
+    ("argparse", "Namespace"): argparse.Namespace,
+    **{("torch", name): _DTYPES[name] for name in _DTYPES},
+    **{("torch", name): _StorageType(dtype) for name, dtype in _STORAGE_DTYPES.items()},
+    ("torch.storage", "UntypedStorage"): _StorageType("uint8"),
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    """pickle's own unpickler with every global looked up in `_ALLOWED` and persistent ids
+    (storages) answered by ``storages``."""
+
+    def __init__(self, data: bytes | io.BytesIO, storages: Callable, **options) -> None:
+        super().__init__(io.BytesIO(data) if isinstance(data, bytes) else data, **options)
+        self._storages = storages
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "__builtin__":  # protocol 2 names builtins by their Python 2 module
+            module = "builtins"
+        found = _ALLOWED.get((module, name))
+        if found is None:
+            raise SerializationError(
+                f"the pickle needs the global {module}.{name}, which is not on chainrule's "
+                "allow-list (tensors, Parameters, state dicts, plain containers, numbers, "
+                "strings, dtypes, torch.Size, argparse.Namespace); nothing from the file was "
+                "imported or run"
+            )
+        return found
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self._storages(pid)
+
+
+def _finish(obj: Any) -> Any:
+    """Check that what came out holds no stand-in that leaked (a storage, a marker)."""
+    if isinstance(obj, (_Storage, _StorageType, _TensorClass)) or callable(obj):
+        raise SerializationError(f"the pickle returns a bare {type(obj).__name__}")
+    return obj
+
+
+def _unpickle(data: Any, storages: Callable, options: dict) -> Any:
+    """Run the restricted unpickler; any failure becomes a SerializationError."""
+    try:
+        return _finish(_Unpickler(data, storages, **options).load())
+    except SerializationError:
+        raise
+    except RecursionError:
+        raise SerializationError("the pickle is nested too deeply") from None
+    except MemoryError:
+        raise SerializationError("the pickle asks for more memory than there is") from None
+    except Exception as exc:  # malformed pickles raise all sorts: all mean a damaged file
+        raise SerializationError(f"the pickle is malformed ({type(exc).__name__}: {exc})") from None
+
+
+def apply_map_location(array: np.ndarray, location: str, map_location: Callable | None) -> None:
+    """Call a ``map_location`` function as PyTorch does, ``fn(storage, location)``, with the
+    storage as a Tensor; a Tensor it returns is copied in (in place: tensors may already view
+    the storage), None keeps the storage."""
+    if map_location is None:
+        return
+    result = map_location(Tensor._make(array), location)
+    if isinstance(result, Tensor):
+        if result._array is not array:
+            if result._array.shape != array.shape:
+                raise SerializationError("map_location returned a tensor of another shape")
+            array[...] = result._array
+    elif result is not None:
+        raise SerializationError(
+            f"map_location returned a {type(result).__name__}; chainrule expects None or a Tensor"
+        )
+
+
+def torch_archive_prefix(archive: zipfile.ZipFile) -> str | None:
+    """The folder holding ``data.pkl`` in a PyTorch zip (``archive/`` or the file's stem)."""
+    for name in archive.namelist():
+        folder, _, leaf = name.rpartition("/")
+        if leaf == "data.pkl" and folder and "/" not in folder:
+            return folder + "/"
+    return None
+
+
+def load_zip(
+    archive: zipfile.ZipFile, size: int, map_location: Callable | None, options: dict
+) -> Any:
+    """The object in a PyTorch zip file (``torch.save``'s format since 1.6)."""
+    prefix = torch_archive_prefix(archive)
+    assert prefix is not None
+    names = set(archive.namelist())
+    order = b"little"
+    if prefix + "byteorder" in names:
+        order = archive.read(prefix + "byteorder").strip()
+        if order not in (b"little", b"big"):
+            raise SerializationError(f"the byteorder record says {order[:20]!r}")
+    storages: dict[str, _Storage] = {}
+
+    def storage(pid: Any) -> _Storage:
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise SerializationError(f"the pickle has a persistent id {pid!r}, not a storage")
+        _, kind, key, location, numel = pid
+        if not (isinstance(kind, _StorageType) and isinstance(key, str) and type(numel) is int):
+            raise SerializationError(f"the storage id {pid!r} is malformed")
+        if key not in storages:
+            entry = f"{prefix}data/{key}"
+            if entry not in names:
+                raise SerializationError(f"the archive lacks the storage {entry!r}")
+            made = _Storage(kind.dtype, numel, archive.getinfo(entry).file_size)
+            made.fill(archive.read(entry), order == b"big")
+            apply_map_location(made.array, str(location), map_location)
+            storages[key] = made
+        if storages[key].dtype != kind.dtype:
+            raise SerializationError(f"the storage {key!r} is read as two dtypes")
+        return storages[key]
+
+    return _unpickle(archive.read(prefix + "data.pkl"), storage, options)
+
+
+def load_legacy(data: bytes, map_location: Callable | None, options: dict) -> Any:
+    """The object in a PyTorch file of the format before 1.6 (``_use_new_zipfile_serialization
+    =False``): pickles of the magic number, the protocol version, system facts and the object,
+    then the storage keys, then each storage as an 8-byte count and its bytes."""
+    stream = io.BytesIO(data)
+
+    def refuse(pid: Any) -> None:
+        raise SerializationError(f"a header pickle has a persistent id {pid!r}")
+
+    for _ in range(3):  # the magic number, the protocol version (1001), system facts
+        info = _unpickle(stream, refuse, options)
+    big_endian = isinstance(info, dict) and info.get("little_endian") is False
+    storages: dict[str, tuple[_Storage, Any]] = {}
+
+    def storage(pid: Any) -> np.ndarray:
+        if not (isinstance(pid, tuple) and len(pid) == 6 and pid[0] == "storage"):
+            raise SerializationError(f"the pickle has a persistent id {pid!r}, not a storage")
+        _, kind, key, location, numel, view = pid
+        if not (isinstance(kind, _StorageType) and isinstance(key, str) and type(numel) is int):
+            raise SerializationError(f"the storage id {pid!r} is malformed")
+        if view is not None:
+            raise SerializationError("storage views of the legacy format are not read")
+        if key not in storages:
+            storages[key] = (_Storage(kind.dtype, numel, len(data)), location)
+        return storages[key][0]
+
+    result = _unpickle(stream, storage, options)
+    keys = _unpickle(stream, refuse, options)
+    if not (isinstance(keys, list) and sorted(map(str, keys)) == sorted(storages)):
+        raise SerializationError("the list of storage keys does not match the pickle's")
+    for key in keys:
+        made, location = storages[str(key)]
+        header = stream.read(8)
+        if len(header) != 8:
+            raise SerializationError(f"the file ends before storage {key!r}")
+        (count,) = struct.unpack("<q" if not big_endian else ">q", header)
+        nbytes = count * made.raw_dtype.itemsize
+        if count != made.numel:
+            raise SerializationError(f"storage {key!r} holds {count} elements, not {made.numel}")
+        made.fill(stream.read(nbytes), big_endian)
+        apply_map_location(made.array, str(location), map_location)
+    if stream.read(1):
+        raise SerializationError("bytes follow the last storage")
+    return result
