@@ -1,6 +1,8 @@
 """chainrule.save and chainrule.load: round trips of model and optimizer state, the safetensors
 format on disk, and clear errors (never code execution) for damaged or hostile files."""
 
+import argparse
+import collections
 import json
 import math
 import os
@@ -892,10 +894,14 @@ def identical(a, b) -> bool:
         return (
             type(a) is type(b)
             and (a.dtype, a.shape) == (b.dtype, b.shape)
-            and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+            and getattr(a, "requires_grad", None) == getattr(b, "requires_grad", None)
+            and np.asarray(a.detach() if isinstance(a, chainrule.Tensor) else a).tobytes()
+            == np.asarray(b.detach() if isinstance(b, chainrule.Tensor) else b).tobytes()
         )
     if type(a) is not type(b):
         return False
+    if isinstance(a, argparse.Namespace):
+        return identical(vars(a), vars(b))
     if isinstance(a, dict):
         keys_a, keys_b = list(a), list(b)
         return [(type(k), k) for k in keys_a] == [(type(k), k) for k in keys_b] and all(
@@ -919,6 +925,14 @@ def test_fuzzed_checkpoint_loads_identically_or_raises_serialization_error(tmp_p
         "features": np.arange(6, dtype=np.float32).reshape(2, 3),
         "codes": np.arange(6, dtype=np.int32).reshape(3, 2),
         "half": np.array([0.5, -2.0], dtype=np.float16),
+        # The nodes beyond plain containers: a Parameter, a tensor that requires grad, one
+        # object named twice, an OrderedDict, a Namespace, a complex number.
+        "weight": model.weight,
+        "leaf": chainrule.tensor([1.0, -1.0], requires_grad=True),
+        "again": (model.weight, model.weight),
+        "ordered": collections.OrderedDict([("b", 1), ("a", 2.5)]),
+        "args": argparse.Namespace(lr=0.05, name="tiny"),
+        "z": 1.5 - 2j,
     }
     original_path = tmp_path / "original.safetensors"
     save(checkpoint, original_path)
@@ -968,3 +982,58 @@ def test_fuzzed_checkpoint_loads_identically_or_raises_serialization_error(tmp_p
     assert outcomes["identical"] >= 0.03 * FUZZ_CASES
     assert elapsed < 60, f"{FUZZ_CASES} cases took {elapsed:.1f} s"
     print(f"fuzz: {FUZZ_CASES} mutations, {outcomes}, {elapsed:.1f} s")
+
+
+#: JSON values a damaged or hand-written tree might hold where a node belongs.
+ODD_NODES = [
+    None, 1, "x", [], {}, [1, 2], {"tensor": 3}, {"tensor": "model.weight", "requires_grad": 1},
+    {"ndarray": "features", "requires_grad": True}, {"parameter": "codes", "requires_grad": True},
+    {"parameter": "model.weight"}, {"requires_grad": True, "tensor": "features"},
+    {"complex": [1]}, {"complex": ["1", 2]}, {"complex": [1e308, -0.0]}, {"namespace": [[1, 2]]},
+    {"namespace": [["__class__", 1], ["__dict__", 2]]}, {"odict": [["a"]]}, {"odict": []},
+    {"dict": [[1.5, None], [None, 2]]}, {"tuple": {}}, {"list": [{"list": [{"dict": []}]}]},
+    {"dict": [], "list": []}, {"ndarray": "absent"}, {"tensor": "half", "x": 1},
+]  # fmt: skip
+
+
+def test_hand_edited_trees_with_valid_checksums_load_or_raise_serialization_error(tmp_path):
+    # Whoever rewrites the checksums can change what loads (the documented limit of CRC-32);
+    # what the decoder must never do is fail with anything but SerializationError.
+    path = tmp_path / "a.safetensors"
+    save(
+        {
+            "model": Tiny().state_dict(),
+            "weight": Tiny().weight,
+            "features": np.ones(2, np.float32),
+            "codes": np.arange(2, dtype=np.int32),
+            "half": np.ones(1, np.float16),
+            "args": argparse.Namespace(lr=0.1),
+            "z": 1j,
+        },
+        path,
+    )
+    header, body = header_of(path)
+    tree = json.loads(header["__metadata__"]["chainrule.tree"])
+    rng = np.random.default_rng(7)
+    wrong = []
+    for case in range(300):
+        edited = json.loads(json.dumps(tree))
+        pairs = edited["dict"]
+        for _ in range(rng.integers(1, 3)):  # descend a level or two
+            _, child = pairs[rng.integers(len(pairs))]
+            if isinstance(child, dict) and ("dict" in child or "odict" in child):
+                pairs = child.get("dict", child.get("odict"))
+        pairs[rng.integers(len(pairs))][1] = ODD_NODES[rng.integers(len(ODD_NODES))]
+        text = json.dumps(edited)
+        header["__metadata__"]["chainrule.tree"] = text
+        checksums = json.loads(header["__metadata__"]["chainrule.checksums"])
+        checksums["tree"] = zlib.crc32(text.encode())
+        header["__metadata__"]["chainrule.checksums"] = json.dumps(checksums)
+        write_raw(path, header, body)
+        try:
+            load(path)
+        except SerializationError:
+            pass
+        except Exception as error:
+            wrong.append((case, text[:200], f"{type(error).__name__}: {error}"))
+    assert wrong == [], wrong[:3]

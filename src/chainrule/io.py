@@ -216,7 +216,9 @@ def _decode(node: Any, arrays: dict[str, np.ndarray], made: dict, where: str) ->
             kind = dict if tag == "dict" else collections.OrderedDict
             return kind((key, _decode(item, arrays, made, where)) for key, item in body)
         elif tag == "namespace" and pairs and all(isinstance(key, str) for key, _ in body):
-            return argparse.Namespace(**{key: _decode(x, arrays, made, where) for key, x in body})
+            namespace = argparse.Namespace()  # filled as unpickling does: no setattr runs
+            vars(namespace).update((key, _decode(x, arrays, made, where)) for key, x in body)
+            return namespace
         elif tag in ("list", "tuple"):
             items = [_decode(item, arrays, made, where) for item in body]
             return items if tag == "list" else tuple(items)
@@ -607,8 +609,8 @@ def _load_zip(data: bytes, where: str, relocate: Callable | None, options: dict)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
-        raise SerializationError(f"load: {where} is a damaged zip archive") from None
+    except Exception as exc:  # zipfile raises many kinds for a damaged directory
+        raise SerializationError(f"load: {where} is a damaged zip archive ({exc})") from None
     if any(name.endswith("/constants.pkl") or "/code/" in name for name in names):
         raise SerializationError(
             f"load: {where} is a TorchScript archive (torch.jit.save), which chainrule does "
@@ -627,8 +629,8 @@ def _load_zip(data: bytes, where: str, relocate: Callable | None, options: dict)
         return torch_format.load_zip(archive, len(data), relocate, options)
     except SerializationError as exc:
         raise SerializationError(f"load: {where} (a PyTorch file): {exc}") from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError, ValueError):
-        raise SerializationError(f"load: {where} is a damaged zip archive") from None
+    except Exception as exc:  # a damaged entry: a bad CRC, header or compressed stream
+        raise SerializationError(f"load: {where} is a damaged zip archive ({exc})") from None
 
 
 def _load_safetensors(data: bytes, where: str, relocate: Callable | None) -> Any:

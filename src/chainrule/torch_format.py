@@ -19,6 +19,7 @@ import argparse
 import collections
 import io
 import pickle
+import pickletools
 import struct
 import zipfile
 from collections.abc import Callable
@@ -242,8 +243,8 @@ class _Unpickler(pickle.Unpickler):
     """pickle's own unpickler with every global looked up in `_ALLOWED` and persistent ids
     (storages) answered by ``storages``."""
 
-    def __init__(self, data: bytes | io.BytesIO, storages: Callable, **options) -> None:
-        super().__init__(io.BytesIO(data) if isinstance(data, bytes) else data, **options)
+    def __init__(self, stream: io.BytesIO, storages: Callable, **options) -> None:
+        super().__init__(stream, **options)
         self._storages = storages
 
     def find_class(self, module: str, name: str) -> Any:
@@ -270,10 +271,34 @@ def _finish(obj: Any) -> Any:
     return obj
 
 
-def _unpickle(data: Any, storages: Callable, options: dict) -> Any:
-    """Run the restricted unpickler; any failure becomes a SerializationError."""
+#: Opcodes that PyTorch's pickles never hold and that are refused before unpickling starts:
+#: out-of-band buffers and bytearrays (protocol 5), the extension registry, and the protocol 0
+#: and 1 ways of instantiating a class.
+_REFUSED_OPCODES = {
+    "NEXT_BUFFER", "READONLY_BUFFER", "BYTEARRAY8", "EXT1", "EXT2", "EXT4", "INST", "OBJ",
+}  # fmt: skip
+
+
+def _scan(stream: io.BytesIO) -> None:
+    """Read one pickle's opcodes without running any (pickletools), refusing the opcodes
+    above and malformed ones (a length past the end), then rewind."""
+    start = stream.tell()
     try:
-        return _finish(_Unpickler(data, storages, **options).load())
+        for opcode, _, _ in pickletools.genops(stream):
+            if opcode.name in _REFUSED_OPCODES:
+                raise SerializationError(f"the pickle uses the opcode {opcode.name}, not loaded")
+    except SerializationError:
+        raise
+    except Exception as exc:  # genops' ValueError for a malformed opcode or argument
+        raise SerializationError(f"the pickle is malformed ({exc})") from None
+    stream.seek(start)
+
+
+def _unpickle(stream: io.BytesIO, storages: Callable, options: dict) -> Any:
+    """Scan, then run the restricted unpickler; any failure becomes a SerializationError."""
+    _scan(stream)
+    try:
+        return _finish(_Unpickler(stream, storages, **options).load())
     except SerializationError:
         raise
     except RecursionError:
@@ -343,7 +368,7 @@ def load_zip(
             raise SerializationError(f"the storage {key!r} is read as two dtypes")
         return storages[key]
 
-    return _unpickle(archive.read(prefix + "data.pkl"), storage, options)
+    return _unpickle(io.BytesIO(archive.read(prefix + "data.pkl")), storage, options)
 
 
 def load_legacy(data: bytes, map_location: Callable | None, options: dict) -> Any:
