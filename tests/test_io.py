@@ -976,7 +976,7 @@ def test_fuzzed_checkpoint_loads_identically_or_raises_serialization_error(tmp_p
     assert outcomes["refused"] + outcomes["identical"] == FUZZ_CASES
     # Most damage is refused; harmless edits (reordered or re-indented header, a foreign
     # metadata key, an ignored entry field) load identically. With numpy 2.4 and safetensors
-    # 0.8 the counts are 939 refused and 61 identical; the bounds leave room for another
+    # 0.8 the counts are 934 refused and 66 identical; the bounds leave room for another
     # random stream or file layout.
     assert outcomes["refused"] >= 0.9 * FUZZ_CASES
     assert outcomes["identical"] >= 0.03 * FUZZ_CASES

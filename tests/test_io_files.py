@@ -521,3 +521,32 @@ def test_fuzzed_torch_files_load_or_raise_serialization_error(torch, tmp_path):
     assert wrong == [], wrong[:3]
     print(f"torch fuzz: {TORCH_FUZZ_CASES} mutations, {dict(outcomes)}")
     assert outcomes["refused"] > TORCH_FUZZ_CASES // 3
+
+
+def test_a_program_under_chainrule_run_resumes_from_a_torch_checkpoint(tmp_path, capsys, torch):
+    from chainrule.apps.cli import main
+
+    torch.manual_seed(3)
+    source = torch.nn.Linear(3, 2)
+    torch.save({"epoch": 4, "model": source.state_dict()}, tmp_path / "torch.pt")
+    script = tmp_path / "resume.py"
+    script.write_text(
+        "import sys\n"
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Linear(3, 2)\n"
+        "checkpoint = torch.load(sys.argv[1], map_location='cpu', weights_only=True)\n"
+        "model.load_state_dict(checkpoint['model'])\n"
+        "print('out', *model(torch.ones(1, 3)).flatten().tolist(), checkpoint['epoch'])\n"
+        "state = {'epoch': checkpoint['epoch'] + 1, 'model': model.state_dict()}\n"
+        "torch.save(state, open(sys.argv[2], 'wb'))\n"
+        "with open(sys.argv[2], 'rb') as f:\n"
+        "    again = torch.load(f)\n"
+        "print('again', again['epoch'], again['model']['bias'].tolist())\n"
+    )
+    assert main(["run", str(script), str(tmp_path / "torch.pt"), str(tmp_path / "ours.pt")]) == 0
+    out, again = capsys.readouterr().out.strip().splitlines()
+    expected = source(torch.ones(1, 3)).flatten().tolist()
+    np.testing.assert_allclose([float(v) for v in out.split()[1:3]], expected, rtol=1e-6)
+    assert out.split()[3] == "4"
+    assert again == f"again 5 {source.bias.tolist()}"
