@@ -550,3 +550,42 @@ def test_a_program_under_chainrule_run_resumes_from_a_torch_checkpoint(tmp_path,
     np.testing.assert_allclose([float(v) for v in out.split()[1:3]], expected, rtol=1e-6)
     assert out.split()[3] == "4"
     assert again == f"again 5 {source.bias.tolist()}"
+
+
+def reduce_end(pickled: bytes, target: str) -> int:
+    """Where the REDUCE that makes the tensor or the OrderedDict of the pickle below ends."""
+    if target == "tensor":  # the second REDUCE after NEWFALSE: the first makes the hooks
+        first = pickled.index(b"R", pickled.index(b"\x89"))
+        return pickled.index(b"R", first + 1) + 1
+    return pickled.index(b")R", pickled.index(b"od")) + 2
+
+
+@pytest.mark.parametrize(
+    ("target", "build", "message"),
+    [
+        ("tensor", b"", None),  # the untouched file, for contrast
+        ("tensor", b"N}X\x08\x00\x00\x00_grad_fnX\x01\x00\x00\x00xs\x86b", "tensor"),
+        ("tensor", b"N}X\x06\x00\x00\x00_arrayK\x01s\x86b", "tensor"),
+        ("od", b"}X\x04\x00\x00\x00keysK\x01sb", "dict"),
+    ],
+    ids=["untouched", "grad_fn", "array", "shadowed-method"],
+)
+def test_a_build_opcode_cannot_reach_inside_a_tensor_or_a_dict(
+    torch, tmp_path, target, build, message
+):
+    # BUILD sets attributes of the object before it: legitimate for a Namespace, but it must
+    # not plant data in a tensor's slots or shadow an OrderedDict's methods.
+    path = torch_saved(torch, {"w": torch.ones(2), "od": collections.OrderedDict(a=1)}, tmp_path)
+    with zipfile.ZipFile(path) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    (pkl,) = [name for name in entries if name.endswith("/data.pkl")]
+    at = reduce_end(entries[pkl], target)
+    entries[pkl] = entries[pkl][:at] + build + entries[pkl][at:]
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    if message is None:
+        assert load(path)["w"].tolist() == [1.0, 1.0]
+    else:
+        with pytest.raises(SerializationError, match=f"the pickle sets .* of a {message} \\(BUILD"):
+            load(path)

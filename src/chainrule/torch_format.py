@@ -10,7 +10,8 @@ hooks)``: here the allow-list answers it with a NumPy view into the storage, so 
 shared a storage in PyTorch share memory here too. Everything else in the pickle must be a
 plain container (dict, list, tuple, set, ``OrderedDict``), a number, a string or bytes, a dtype,
 ``torch.Size``, ``torch.device`` or an ``argparse.Namespace``; any other global is refused with
-an error that names it, before anything is imported or called.
+an error that names it, before anything is imported or called. Opcodes PyTorch never writes
+are refused before unpickling starts, and BUILD opcodes that set a tensor's internals after.
 """
 
 from __future__ import annotations
@@ -264,10 +265,56 @@ class _Unpickler(pickle.Unpickler):
         return self._storages(pid)
 
 
+def _tampered(tensor: Tensor) -> bool:
+    """Whether a BUILD opcode set a tensor's internals: each slot must hold what a tensor made
+    from the same array holds (the same type; the same value for numbers and None)."""
+    if type(tensor._array) is not np.ndarray:
+        return True
+    fresh = Tensor._make(tensor._array)
+    if type(tensor) is Parameter:
+        fresh = Parameter(fresh, requires_grad=tensor._requires_grad is True)
+    elif tensor._requires_grad is True and tensor._array.dtype.kind == "f":
+        fresh.requires_grad_(True)
+    slots = {name for cls in type(tensor).__mro__ for name in getattr(cls, "__slots__", ())}
+    for name in slots - {"_array", "__weakref__"}:
+        ours, theirs = getattr(fresh, name, None), getattr(tensor, name, None)
+        if type(ours) is not type(theirs) or (
+            isinstance(ours, (bool, int, type(None))) and ours != theirs
+        ):
+            return True
+    return False
+
+
 def _finish(obj: Any) -> Any:
-    """Check that what came out holds no stand-in that leaked (a storage, a marker)."""
+    """Check what came out: no stand-in leaked at the top (a storage, a marker), and no BUILD
+    opcode set the internals of a tensor or the attributes of an OrderedDict (which would
+    shadow its methods). Only an ``argparse.Namespace`` is built attribute by attribute."""
     if isinstance(obj, (_Storage, _StorageType, _TensorClass)) or callable(obj):
         raise SerializationError(f"the pickle returns a bare {type(obj).__name__}")
+    seen, pending = set(), [obj]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, Tensor):
+            if _tampered(item):
+                raise SerializationError("the pickle sets the internals of a tensor (BUILD)")
+        elif isinstance(item, dict):
+            # A module's state dict carries its modules' versions as ``_metadata`` (a dict);
+            # any other attribute of an OrderedDict (a dict has none) could shadow a method.
+            attributes = getattr(item, "__dict__", {})
+            if set(attributes) - {"_metadata"} or not isinstance(
+                attributes.get("_metadata", {}), dict
+            ):
+                raise SerializationError("the pickle sets attributes of a dict (BUILD)")
+            pending.extend(attributes.values())
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            pending.extend(item)
+        elif isinstance(item, argparse.Namespace):
+            pending.extend(vars(item).values())
     return obj
 
 
