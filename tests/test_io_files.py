@@ -446,10 +446,9 @@ def test_a_hostile_pickle_in_a_legacy_torch_file_is_refused_without_running(torc
     path = torch_saved(torch, {"w": torch.ones(2)}, tmp_path, zip_format=False)
     data = path.read_bytes()
     header = pickle.dumps(1001, protocol=2) + pickle.dumps({"little_endian": True}, protocol=2)
-    from chainrule.torch_format import LEGACY_MAGIC
-
-    assert data.startswith(LEGACY_MAGIC)
-    path.write_bytes(LEGACY_MAGIC + header + attack(canary))
+    magic = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)
+    assert data.startswith(magic)
+    path.write_bytes(magic + header + attack(canary))
     with pytest.raises(SerializationError, match="the pickle needs the global os.system"):
         load(path)
     assert not canary.exists()
@@ -582,3 +581,59 @@ def test_a_build_opcode_cannot_reach_inside_a_tensor_or_a_dict(
     else:
         with pytest.raises(SerializationError, match=f"the pickle sets .* of a {message} \\(BUILD"):
             load(path)
+
+
+@FORMATS
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_numpy_arrays_and_scalars_in_a_torch_file_load_as_numpy(
+    torch, tmp_path, zip_format, protocol
+):
+    shared = np.linspace(0, 1, 4)
+    obj = {
+        "matrix": np.arange(6.0).reshape(2, 3),
+        "fortran": np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3)),
+        "big_endian": np.arange(3, dtype=">f4"),
+        "mask": np.array([True, False]),
+        "empty": np.zeros((0, 3), np.float32),
+        "loss": np.float64(0.25),
+        "step": np.int64(7),
+        "shared": (shared, shared),
+        "tensor": torch.arange(3),
+    }
+    path = tmp_path / "numpy.pt"
+    torch.save(obj, path, pickle_protocol=protocol, _use_new_zipfile_serialization=zip_format)
+    loaded = load(path)
+    for name in ("matrix", "fortran", "mask", "empty", "loss", "step"):
+        assert type(loaded[name]) is type(obj[name])
+        assert loaded[name].dtype == obj[name].dtype
+        np.testing.assert_array_equal(loaded[name], obj[name])
+    assert loaded["matrix"].flags.writeable
+    assert loaded["big_endian"].tolist() == [0.0, 1.0, 2.0]
+    assert loaded["shared"][0] is loaded["shared"][1]
+    assert loaded["tensor"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("dtype_args", "state", "message"),
+    [
+        (
+            "(S'O'\nI00\nI01\ntR",
+            "(I3\nS'|'\nNNNI-1\nI-1\nI63\ntb",
+            "dtype 'O' is not a plain number",
+        ),
+        (
+            "(S'f8'\nI00\nI01\ntR",
+            "(I3\nS'<'\nN(S'x'\ntNI-1\nI-1\nI0\ntb",
+            "with fields or a subarray",
+        ),
+    ],
+    ids=["object", "fields"],
+)
+def test_a_numpy_dtype_of_objects_or_fields_is_refused(tmp_path, dtype_args, state, message):
+    # Protocol 0 by hand: numpy.dtype(...) then BUILD, as NumPy pickles a dtype.
+    pickled = ("cnumpy\ndtype\n" + dtype_args + state + ".").encode()
+    path = tmp_path / "a.pt"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a/data.pkl", pickled)
+    with pytest.raises(SerializationError, match=re.escape(message)):
+        load(path)

@@ -519,10 +519,11 @@ def load(
     the format before 1.6) is read through an allow-listed unpickler, as PyTorch's
     ``weights_only=True`` reads it: tensors (bfloat16 widened to float32, which NumPy can
     hold), Parameters, state dicts, plain containers, numbers, strings, ``torch.Size``,
-    dtypes and ``argparse.Namespace``; any other global in its pickle is refused with a
-    `SerializationError` naming it, before anything is imported or called. Tensors that
-    shared a storage in PyTorch share memory here. Any other file says what it is (an empty
-    file, a bare pickle, a zip without ``data.pkl``, a NumPy ``.npy``, a TorchScript archive).
+    dtypes, ``argparse.Namespace`` and NumPy arrays and scalars; any other global in its
+    pickle is refused with a `SerializationError` naming it, before anything is imported or
+    called. Tensors that shared a storage in PyTorch share memory here. Any other file says
+    what it is (an empty file, a bare pickle, a zip without ``data.pkl``, a NumPy ``.npy``, a
+    TorchScript archive).
 
     Keywords as in ``torch.load``: ``map_location`` may be None, ``"cpu"``, a CPU device, a
     dict of locations to the CPU, or a function ``fn(storage, location)`` (called per
@@ -573,7 +574,7 @@ def load(
     data = _read(f, where)
     if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
         return _load_zip(data, where, relocate, pickle_load_args)
-    if data.startswith(torch_format.LEGACY_MAGIC):
+    if torch_format.is_legacy(data):
         try:
             return torch_format.load_legacy(data, relocate, pickle_load_args)
         except SerializationError as exc:

@@ -9,7 +9,8 @@ a call to ``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requi
 hooks)``: here the allow-list answers it with a NumPy view into the storage, so tensors that
 shared a storage in PyTorch share memory here too. Everything else in the pickle must be a
 plain container (dict, list, tuple, set, ``OrderedDict``), a number, a string or bytes, a dtype,
-``torch.Size``, ``torch.device`` or an ``argparse.Namespace``; any other global is refused with
+``torch.Size``, ``torch.device``, an ``argparse.Namespace`` or a NumPy array or scalar (of a
+plain numeric dtype, rebuilt here from its bytes); any other global is refused with
 an error that names it, before anything is imported or called. Opcodes PyTorch never writes
 are refused before unpickling starts, and BUILD opcodes that set a tensor's internals after.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import collections
 import io
+import math
 import pickle
 import pickletools
 import struct
@@ -58,8 +60,14 @@ _STORAGE_DTYPES = {
     "ComplexDoubleStorage": "complex128", "UntypedStorage": "uint8",
 }  # fmt: skip
 
-#: The first bytes of a legacy PyTorch file: its magic number, pickled with protocol 2.
-LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
+#: How a legacy PyTorch file starts: its magic number pickled (LONG1, 10 bytes), after the
+#: protocol (and with protocol 4 or 5, a frame) opcode.
+LEGACY_MAGIC = b"\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
+
+
+def is_legacy(data: bytes) -> bool:
+    """Whether ``data`` starts as a PyTorch file of the format before 1.6 does."""
+    return data[:1] == b"\x80" and LEGACY_MAGIC in data[:32]
 
 
 class _StorageType:
@@ -213,6 +221,73 @@ def _container(kind: type) -> Callable:
     return make
 
 
+class _NumpyDtype:
+    """``numpy.dtype(code, align, copy)`` as NumPy pickles it, then filled by BUILD with its
+    byte order: only plain numeric and bool dtypes (no objects, no fields)."""
+
+    def __init__(self, code: Any = None, align: Any = False, copy: Any = True) -> None:
+        if not (isinstance(code, str) and code.lstrip("<>=|") in _NUMPY_CODES):
+            raise SerializationError(f"a NumPy dtype {code!r} is not a plain number or bool")
+        self.dtype = np.dtype(code.lstrip("<>=|"))
+
+    def __setstate__(self, state: Any) -> None:
+        if not (isinstance(state, tuple) and len(state) >= 2 and state[1] in "<>=|"):
+            raise SerializationError(f"a NumPy dtype has the state {state!r}")
+        if len(state) > 2 and any(x is not None for x in state[2:5]):  # subarray, names, fields
+            raise SerializationError("a NumPy dtype with fields or a subarray is not loaded")
+        if state[1] in "<>":
+            self.dtype = self.dtype.newbyteorder(state[1])
+
+
+#: NumPy's type codes for the dtypes above (``f8``, ``i4``, ``b1``, ``?``...).
+_NUMPY_CODES = {
+    *(f"{kind}{size}" for kind in "iu" for size in (1, 2, 4, 8)),
+    "f2", "f4", "f8", "c8", "c16", "b1", "?",
+}  # fmt: skip
+
+
+class _NumpyArray:
+    """``numpy.core.multiarray._reconstruct(ndarray, (0,), b"b")``, then filled by BUILD with
+    (version, shape, dtype, is_fortran, bytes); replaced by the array it built at the end."""
+
+    array: np.ndarray | None = None
+
+    def __init__(self, cls: Any = None, shape: Any = (0,), code: Any = b"b") -> None:
+        if cls is not _NUMPY_NDARRAY:
+            raise SerializationError("numpy's _reconstruct is called for something not an array")
+
+    def __setstate__(self, state: Any) -> None:
+        if not (isinstance(state, tuple) and len(state) == 5):
+            raise SerializationError("a NumPy array's state is not (version, shape, dtype, ...)")
+        _, shape, dtype, fortran, raw = state
+        shape = _ints(shape, "NumPy shape")
+        if not (isinstance(dtype, _NumpyDtype) and isinstance(raw, bytes)):
+            raise SerializationError("a NumPy array holds objects, not numbers")
+        if len(raw) != math.prod(shape) * dtype.dtype.itemsize:
+            raise SerializationError(f"a NumPy array of shape {shape} has {len(raw)} bytes")
+        flat = np.frombuffer(raw, dtype.dtype).astype(dtype.dtype.newbyteorder("="))
+        self.array = flat.reshape(shape, order="F" if fortran is True else "C")
+
+
+def _numpy_scalar(dtype: Any, raw: Any = b"") -> np.generic:
+    """``numpy.core.multiarray.scalar``: a NumPy number from its dtype and bytes."""
+    if not (isinstance(dtype, _NumpyDtype) and isinstance(raw, bytes)):
+        raise SerializationError("a NumPy scalar is built from something not a dtype and bytes")
+    if len(raw) != dtype.dtype.itemsize:
+        raise SerializationError(f"a NumPy {dtype.dtype} scalar has {len(raw)} bytes")
+    return np.frombuffer(raw, dtype.dtype)[0].astype(dtype.dtype.newbyteorder("="))
+
+
+#: What ``numpy.ndarray`` resolves to: a marker that only `_NumpyArray` accepts.
+_NUMPY_NDARRAY = object()
+
+_NUMPY_GLOBALS = {
+    (f"numpy.{core}.multiarray", name): stand_in
+    for core in ("core", "_core")
+    for name, stand_in in (("_reconstruct", _NumpyArray), ("scalar", _numpy_scalar))
+}
+
+
 #: (module, name) -> the stand-in that the unpickler is given for it. Nothing else resolves.
 _ALLOWED: dict[tuple[str, str], Any] = {
     ("collections", "OrderedDict"): collections.OrderedDict,  # made empty, then filled
@@ -221,6 +296,7 @@ _ALLOWED: dict[tuple[str, str], Any] = {
     ("builtins", "bytearray"): lambda data=b"": bytearray(_encode(data) if data else b""),
     ("builtins", "complex"): lambda re=0.0, im=0.0: complex(float(re), float(im)),
     ("_codecs", "encode"): _encode,
+    ("builtins", "bytes"): lambda *args: _encode(*args) if args else b"",  # b"" in protocol 2
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
@@ -234,6 +310,10 @@ _ALLOWED: dict[tuple[str, str], Any] = {
     # A Namespace is made with its class's __new__ and filled attribute by attribute (BUILD);
     # its __init__ is never called.
     ("argparse", "Namespace"): argparse.Namespace,
+    # NumPy arrays and scalars, as NumPy pickles them, rebuilt here from their bytes.
+    **_NUMPY_GLOBALS,
+    ("numpy", "ndarray"): _NUMPY_NDARRAY,
+    ("numpy", "dtype"): _NumpyDtype,
     **{("torch", name): _DTYPES[name] for name in _DTYPES},
     **{("torch", name): _StorageType(dtype) for name, dtype in _STORAGE_DTYPES.items()},
     ("torch.storage", "UntypedStorage"): _StorageType("uint8"),
@@ -256,8 +336,8 @@ class _Unpickler(pickle.Unpickler):
             raise SerializationError(
                 f"the pickle needs the global {module}.{name}, which is not on chainrule's "
                 "allow-list (tensors, Parameters, state dicts, plain containers, numbers, "
-                "strings, dtypes, torch.Size, argparse.Namespace); nothing from the file was "
-                "imported or run"
+                "strings, dtypes, torch.Size, argparse.Namespace, NumPy arrays); nothing from "
+                "the file was imported or run"
             )
         return found
 
@@ -285,37 +365,51 @@ def _tampered(tensor: Tensor) -> bool:
     return False
 
 
-def _finish(obj: Any) -> Any:
-    """Check what came out: no stand-in leaked at the top (a storage, a marker), and no BUILD
-    opcode set the internals of a tensor or the attributes of an OrderedDict (which would
-    shadow its methods). Only an ``argparse.Namespace`` is built attribute by attribute."""
-    if isinstance(obj, (_Storage, _StorageType, _TensorClass)) or callable(obj):
+def _check_hashed(items: Any, memo: dict[int, Any]) -> None:
+    """Check a set's items or a dict's keys, which cannot be replaced: none may be an array."""
+    for item in list(items):
+        if _finish(item, memo) is not item:
+            raise SerializationError("a set or a dict key holds a NumPy array")
+
+
+def _finish(obj: Any, memo: dict[int, Any]) -> Any:
+    """What came out, checked and with NumPy arrays in place of their stand-ins: no other
+    stand-in may be left (a storage, a marker), and no BUILD opcode may have set the internals
+    of a tensor or the attributes of an OrderedDict (which would shadow its methods). Only an
+    ``argparse.Namespace`` is built attribute by attribute. One object stays one object."""
+    if id(obj) in memo:
+        return memo[id(obj)]
+    memo[id(obj)] = obj  # a container that holds itself stays as it is
+    if isinstance(obj, _NumpyArray):
+        if obj.array is None:
+            raise SerializationError("a NumPy array is never given its contents")
+        memo[id(obj)] = obj.array
+    elif isinstance(obj, Tensor):
+        if _tampered(obj):
+            raise SerializationError("the pickle sets the internals of a tensor (BUILD)")
+    elif isinstance(obj, dict):
+        # A module's state dict carries its modules' versions as ``_metadata`` (a dict);
+        # any other attribute of an OrderedDict (a dict has none) could shadow a method.
+        attributes = getattr(obj, "__dict__", {})
+        if set(attributes) - {"_metadata"} or not isinstance(attributes.get("_metadata", {}), dict):
+            raise SerializationError("the pickle sets attributes of a dict (BUILD)")
+        for key, value in obj.items():
+            obj[key] = _finish(value, memo)
+        _check_hashed(obj, memo)
+    elif isinstance(obj, list):
+        obj[:] = [_finish(item, memo) for item in obj]
+    elif isinstance(obj, tuple) and type(obj) in (tuple, Size):
+        items = [_finish(item, memo) for item in obj]
+        if any(new is not old for new, old in zip(items, obj)):
+            memo[id(obj)] = tuple(items)
+    elif isinstance(obj, (set, frozenset)):
+        _check_hashed(obj, memo)
+    elif isinstance(obj, argparse.Namespace):
+        for key, value in list(vars(obj).items()):
+            vars(obj)[key] = _finish(value, memo)
+    elif isinstance(obj, (_Storage, _StorageType, _TensorClass, _NumpyDtype)) or callable(obj):
         raise SerializationError(f"the pickle returns a bare {type(obj).__name__}")
-    seen, pending = set(), [obj]
-    while pending:
-        item = pending.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, Tensor):
-            if _tampered(item):
-                raise SerializationError("the pickle sets the internals of a tensor (BUILD)")
-        elif isinstance(item, dict):
-            # A module's state dict carries its modules' versions as ``_metadata`` (a dict);
-            # any other attribute of an OrderedDict (a dict has none) could shadow a method.
-            attributes = getattr(item, "__dict__", {})
-            if set(attributes) - {"_metadata"} or not isinstance(
-                attributes.get("_metadata", {}), dict
-            ):
-                raise SerializationError("the pickle sets attributes of a dict (BUILD)")
-            pending.extend(attributes.values())
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            pending.extend(item)
-        elif isinstance(item, argparse.Namespace):
-            pending.extend(vars(item).values())
-    return obj
+    return memo[id(obj)]
 
 
 #: Opcodes that PyTorch's pickles never hold and that are refused before unpickling starts:
@@ -345,7 +439,7 @@ def _unpickle(stream: io.BytesIO, storages: Callable, options: dict) -> Any:
     """Scan, then run the restricted unpickler; any failure becomes a SerializationError."""
     _scan(stream)
     try:
-        return _finish(_Unpickler(stream, storages, **options).load())
+        return _finish(_Unpickler(stream, storages, **options).load(), {})
     except SerializationError:
         raise
     except RecursionError:
