@@ -637,3 +637,21 @@ def test_a_numpy_dtype_of_objects_or_fields_is_refused(tmp_path, dtype_args, sta
         archive.writestr("a/data.pkl", pickled)
     with pytest.raises(SerializationError, match=re.escape(message)):
         load(path)
+
+
+@pytest.mark.parametrize("writer", ["chainrule", "torch-zip", "torch-legacy"])
+def test_an_error_in_the_callers_map_location_function_is_raised_as_it_is(torch, writer):
+    buffer = io.BytesIO()
+    if writer == "chainrule":
+        save({"w": chainrule.ones(2)}, buffer)
+    else:
+        torch.save(
+            {"w": torch.ones(2)}, buffer, _use_new_zipfile_serialization=writer == "torch-zip"
+        )
+    buffer.seek(0)
+
+    def to_gpu(storage, location):
+        raise RuntimeError("no GPU here")
+
+    with pytest.raises(RuntimeError, match="^no GPU here$"):
+        load(buffer, map_location=to_gpu)

@@ -630,6 +630,8 @@ def _load_zip(data: bytes, where: str, relocate: Callable | None, options: dict)
         return torch_format.load_zip(archive, len(data), relocate, options)
     except SerializationError as exc:
         raise SerializationError(f"load: {where} (a PyTorch file): {exc}") from None
+    except torch_format.CallerError as carried:
+        raise carried.__cause__ from None
     except Exception as exc:  # a damaged entry: a bad CRC, header or compressed stream
         raise SerializationError(f"load: {where} is a damaged zip archive ({exc})") from None
 

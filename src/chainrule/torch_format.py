@@ -442,12 +442,20 @@ def _unpickle(stream: io.BytesIO, storages: Callable, options: dict) -> Any:
         return _finish(_Unpickler(stream, storages, **options).load(), {})
     except SerializationError:
         raise
+    except CallerError:
+        raise
     except RecursionError:
         raise SerializationError("the pickle is nested too deeply") from None
     except MemoryError:
         raise SerializationError("the pickle asks for more memory than there is") from None
     except Exception as exc:  # malformed pickles raise all sorts: all mean a damaged file
         raise SerializationError(f"the pickle is malformed ({type(exc).__name__}: {exc})") from None
+
+
+class CallerError(Exception):
+    """Carries an exception of the caller's ``map_location`` function (its ``__cause__``) out
+    through the unpickler, which would otherwise report it as a malformed pickle; `load`
+    raises the exception itself."""
 
 
 def apply_map_location(array: np.ndarray, location: str, map_location: Callable | None) -> None:
@@ -503,7 +511,10 @@ def load_zip(
                 raise SerializationError(f"the archive lacks the storage {entry!r}")
             made = _Storage(kind.dtype, numel, archive.getinfo(entry).file_size)
             made.fill(archive.read(entry), order == b"big")
-            apply_map_location(made.array, str(location), map_location)
+            try:
+                apply_map_location(made.array, str(location), map_location)
+            except Exception as exc:  # the caller's code: passed on as it is, not as damage
+                raise CallerError() from exc
             storages[key] = made
         if storages[key].dtype != kind.dtype:
             raise SerializationError(f"the storage {key!r} is read as two dtypes")
