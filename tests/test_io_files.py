@@ -8,6 +8,7 @@ import io
 import math
 import pickle
 import re
+import struct
 import tarfile
 import warnings
 import zipfile
@@ -655,3 +656,23 @@ def test_an_error_in_the_callers_map_location_function_is_raised_as_it_is(torch,
 
     with pytest.raises(RuntimeError, match="^no GPU here$"):
         load(buffer, map_location=to_gpu)
+
+
+def test_a_legacy_file_cannot_claim_more_storage_than_it_holds(torch, tmp_path):
+    # Many storage ids, each claiming most of the file: allocating them all would take
+    # (ids x file size) bytes; the claims together must fit in the file.
+    path = torch_saved(torch, [torch.ones(2)], tmp_path, zip_format=False)
+    data = path.read_bytes()
+    magic_and_header_end = data.index(b".", data.index(b"little_endian")) + 1
+    half = struct.pack("<i", len(data) // 2)  # each claim alone would fit
+    claims = b"".join(
+        b"(X\x07\x00\x00\x00storagectorch\nByteStorage\nX\x03\x00\x00\x00"
+        + f"{i:03d}".encode()
+        + b"X\x03\x00\x00\x00cpuJ"
+        + half
+        + b"NtQ"
+        for i in range(200)
+    )
+    path.write_bytes(data[:magic_and_header_end] + b"\x80\x02(" + claims + b"l." + data[-40:])
+    with pytest.raises(SerializationError, match="needs more bytes than the file holds"):
+        load(path)

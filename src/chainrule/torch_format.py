@@ -546,7 +546,10 @@ def load_legacy(data: bytes, map_location: Callable | None, options: dict) -> An
         if view is not None:
             raise SerializationError("storage views of the legacy format are not read")
         if key not in storages:
-            storages[key] = (_Storage(kind.dtype, numel, len(data)), location)
+            # Every storage's bytes follow in the file, so together they fit in it: a file
+            # cannot make this allocate more than its own size.
+            unclaimed = len(data) - sum(made.array.nbytes for made, _ in storages.values())
+            storages[key] = (_Storage(kind.dtype, numel, unclaimed), location)
         return storages[key][0]
 
     result = _unpickle(stream, storage, options)
