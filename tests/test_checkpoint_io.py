@@ -160,7 +160,7 @@ class Config:
         ({"optimizer": optim.SGD}, "optimizer", "type"),
         ({"tags": {"a", "b"}}, "tags", "set"),
         ({"blob": b"\x00"}, "blob", "bytes"),
-        ({"z": 1 + 2j}, "z", "complex"),
+        ({"steps": range(3)}, "steps", "range"),
         (Config(), "the object", "Config"),
     ],
 )

@@ -39,7 +39,7 @@ ORDER = [
     "ops.public", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func.stateless", "func", "gradcheck",
-    "checkpoint", "io",
+    "checkpoint",
     "data.toy_datasets", "data.sampler", "data.dataset", "data.dataloader", "data",
     "nn.parameter", "nn.init",
     "nn.functional._checks", "nn.functional.activation", "nn.functional.dropout_functions",
@@ -56,7 +56,7 @@ ORDER = [
     "nn.modules.upsampling", "nn.modules.rnn", "nn.modules.transformer", "nn.modules",
     "nn.utils.clip_grad", "nn.utils.convert_parameters", "nn.utils.weight_norm",
     "nn.utils.spectral_norm", "nn.utils.fusion", "nn.utils.init", "nn.utils.memory_format",
-    "nn.utils", "nn",
+    "nn.utils", "nn", "torch_format", "io",
     "optim.optimizer", "optim.sgd",
     "optim.adam", "optim.rmsprop", "optim.adagrad", "optim.adadelta", "optim.rprop", "optim.asgd",
     "optim.matrix", "optim.lbfgs",

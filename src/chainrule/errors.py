@@ -8,6 +8,8 @@ Messages start with the op name, then say what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import pickle
+
 
 class ChainruleError(Exception):
     """Base class of every error chainrule raises on purpose."""
@@ -71,6 +73,13 @@ class UnsupportedError(ChainruleError, RuntimeError):
 class NoCudaError(UnsupportedError, AssertionError):
     """A ``torch.cuda`` call that needs a CUDA device. A CPU-only PyTorch raises AssertionError
     ("Torch not compiled with CUDA enabled") there, so this is one too."""
+
+
+class SerializationError(ChainruleError, ValueError, pickle.UnpicklingError):
+    """A file cannot be read back (truncated, corrupted, of another kind, or a PyTorch file whose
+    pickle needs a global outside the allow-list), or an object cannot be saved (it is not a
+    tensor, an array, a plain value or a container of them). Also the UnpicklingError that
+    PyTorch's ``torch.load(weights_only=True)`` raises for a refused global."""
 
 
 def fmt_shape(shape: tuple[int, ...]) -> str:
