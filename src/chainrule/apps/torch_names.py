@@ -202,12 +202,15 @@ class AliasModule(types.ModuleType):
         if attr.startswith("__") and attr not in extras:
             raise AttributeError(attr)
         full = f"{self.__name__}.{attr}"
+        target = self.__dict__["_target"]
+        named = getattr(target, attr, _NOTHING) if not attr.startswith("_") else _NOTHING
         if attr in extras:
             value = extras[attr]
+        elif named is not _NOTHING and not isinstance(named, types.ModuleType):
+            value = named  # torch.autograd.gradcheck is the function, as in PyTorch
         elif resolves(full):
             value = alias(full)
         else:
-            target = self.__dict__["_target"]
             value = getattr(target, attr, _NOTHING)
             if attr.startswith("_") and not isinstance(value, type):
                 value = _NOTHING  # private classes, as PyTorch's _Loss, are there to subclass
