@@ -75,14 +75,18 @@ class MultivariateNormal(Distribution):
             matrix = covariance_matrix
             batch = ops.broadcast_shapes(_matrix_batch("covariance_matrix", matrix), loc.shape[:-1])
             self.covariance_matrix = matrix.expand(tuple(batch) + tuple(matrix.shape[-2:]))
-            self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
         else:
             matrix = precision_matrix
             batch = ops.broadcast_shapes(_matrix_batch("precision_matrix", matrix), loc.shape[:-1])
             self.precision_matrix = matrix.expand(tuple(batch) + tuple(matrix.shape[-2:]))
-            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(matrix))
         self.loc = loc.expand(tuple(batch) + (loc.shape[-1],))
         super().__init__(tuple(batch), tuple(loc.shape[-1:]), validate_args)
+        # Factored after validation, so a matrix that is not positive definite is reported
+        # as a constraint, not as a failed Cholesky.
+        if covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
+        elif precision_matrix is not None:
+            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(precision_matrix))
 
     @lazy_property
     def scale_tril(self) -> Tensor:
