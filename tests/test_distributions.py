@@ -472,9 +472,10 @@ def test_constraints_check_as_pytorchs(torch):
 
 def test_transforms_invert_and_cache():
     x = cr.tensor(REAL)
+    compose = crd.ComposeTransform([crd.ExpTransform(), crd.AffineTransform(0.5, 2.0)])
     for t in (crd.ExpTransform(), crd.SigmoidTransform(), crd.TanhTransform(),
               crd.AffineTransform(1.0, -2.0), crd.PowerTransform(3.0), crd.SoftplusTransform(),
-              crd.ComposeTransform([crd.ExpTransform(), crd.AffineTransform(0.5, 2.0)])):  # fmt: skip
+              compose):  # fmt: skip
         x_in = x.abs() + 0.1 if isinstance(t, crd.PowerTransform) else x
         np.testing.assert_allclose(_np(t.inv(t(x_in))), _np(x_in), rtol=1e-9, err_msg=repr(t))
     cached = crd.TanhTransform(cache_size=1)

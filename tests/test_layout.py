@@ -63,6 +63,16 @@ ORDER = [
     "optim.lr_scheduler.base", "optim.lr_scheduler.formulas", "optim.lr_scheduler.cyclic",
     "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
     "optim.lr_scheduler", "optim", "distributed",
+    # Probability distributions on the engine, named as torch.distributions' modules.
+    "distributions.utils", "distributions.constraints", "distributions.distribution",
+    "distributions.exp_family", "distributions.normal", "distributions.uniform",
+    "distributions.laplace", "distributions.exponential", "distributions.poisson",
+    "distributions.gamma", "distributions.dirichlet", "distributions.beta",
+    "distributions.bernoulli", "distributions.categorical", "distributions.one_hot_categorical",
+    "distributions.multivariate_normal", "distributions.independent", "distributions.transforms",
+    "distributions.transformed_distribution", "distributions.log_normal", "distributions.gumbel",
+    "distributions.relaxed_bernoulli", "distributions.relaxed_categorical", "distributions.kl",
+    "distributions",
     "viz", "texts", "",  # chainrule itself
     "apps", "__main__",
 ]  # fmt: skip
