@@ -14,23 +14,36 @@ differentiate through chainrule's ops: ``torch.distributions``' names and module
 from . import constraints, kl, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
@@ -46,13 +59,17 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform",
-    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
-    "Gumbel", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
-    "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
-    "identity_transform", "kl", "kl_divergence", "register_kl", "transforms",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
+    "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
+    "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "InverseGamma", "Laplace", "LogNormal", "MixtureSameFamily",
+    "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
+    "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
+    "Uniform", "Weibull", "constraints", "identity_transform", "kl", "kl_divergence",
+    "register_kl", "transforms",
 ]  # fmt: skip

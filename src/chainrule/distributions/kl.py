@@ -9,20 +9,26 @@ from .. import linalg, ops
 from .._tensor import Tensor
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import sum_rightmost
+from .utils import euler_constant, sum_rightmost
 
 _KL_REGISTRY: dict = {}
 _KL_MEMO: dict = {}
@@ -188,6 +194,49 @@ def _kl_laplace_laplace(p, q):
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (ops.log(p.rate) - ops.log(q.rate)) - (p.rate - q.rate)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    # Chyzak and Nielsen (2019): log(((s_p + s_q)^2 + (m_p - m_q)^2) / (4 s_p s_q)).
+    spread = (p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2
+    return ops.log(spread) - ops.log(4 * p.scale * q.scale)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    tail = ops.exp(ops.lgamma(1 + ratio) - shift)
+    return -ops.log(ratio) + shift + ratio * euler_constant + tail - (1 + euler_constant)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - ops.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count._array < q.total_count._array).any():
+        raise NotImplementedError(
+            "kl_divergence: Binomials where q has more trials than p (q.total_count > "
+            "p.total_count) have no formula here"
+        )
+    per_trial = p.probs * (p.logits - q.logits) + ops.log1p(-p.probs) - ops.log1p(-q.probs)
+    return _infinite_where(p.total_count > q.total_count, p.total_count * per_trial)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * ops.log(p.scale / q.scale) - ops.log(alpha_ratio) + alpha_ratio - 1
+    return _infinite_where(p.scale < q.scale, result)  # p puts mass where q has none
 
 
 @register_kl(Independent, Independent)

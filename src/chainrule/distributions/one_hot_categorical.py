@@ -1,4 +1,5 @@
-"""`OneHotCategorical`: a `Categorical` whose draws are one-hot vectors of length K."""
+"""`OneHotCategorical`: a `Categorical` whose draws are one-hot vectors of length K; and
+`OneHotCategoricalStraightThrough`, its straight-through reparameterisation."""
 
 from __future__ import annotations
 
@@ -80,4 +81,23 @@ class OneHotCategorical(Distribution):
         return values.expand((n,) + tuple(self.batch_shape) + (n,)) if expand else values
 
 
-__all__ = ["OneHotCategorical"]
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose ``rsample`` is the straight-through estimator: the one-hot
+    draw forward, the gradient of ``probs`` backward (Bengio et al., 2013).
+
+    >>> import chainrule as cr
+    >>> logits = cr.tensor([0.0, 1.0], requires_grad=True)
+    >>> OneHotCategoricalStraightThrough(logits=logits).rsample().sum().backward()
+    >>> logits.grad
+    tensor([0., 0.])
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()) -> Tensor:
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
+
+
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
