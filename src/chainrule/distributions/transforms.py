@@ -1,16 +1,23 @@
 """Transforms: invertible maps y = f(x) with log|det df/dx|, from which a
 `TransformedDistribution` gets its density. ``Transform`` (the base, with ``inv`` and a
-one-entry cache), ``ComposeTransform`` and the common maps: exp, power, sigmoid, tanh, abs,
-affine, softplus, softmax."""
+one-entry cache), ``ComposeTransform``, the elementwise maps (exp, power, sigmoid, tanh, abs,
+affine, softplus), the maps onto vectors and matrices (softmax, stick-breaking, lower Cholesky,
+positive definite), and the structural ones (independent, reshape, cat, stack, a CDF).
+The module stays whole: it is one concept, the transforms, and programs import all of them
+from this one module (torch.distributions.transforms)."""
 
 from __future__ import annotations
 
 import math
 import weakref
 
-from .. import ops
+import numpy as np
+
+from .. import linalg, ops
 from .._tensor import Tensor
-from ..creation import full_like, zeros_like
+from ..creation import full_like, ones_like, zeros_like
+from ..dtypes import finfo
+from ..nn.functional import logsigmoid
 from . import constraints
 from .utils import clamp_probs, sum_rightmost
 
@@ -514,8 +521,321 @@ class SoftmaxTransform(Transform):
         return ops.log(y)
 
 
+class StickBreakingTransform(Transform):
+    """Vectors of K-1 reals onto the simplex of K, by breaking a stick: coordinate i takes the
+    fraction sigmoid(x_i - log(K - 1 - i)) of what is left (zero input gives equal parts)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    @staticmethod
+    def _log_offsets(n: int, like: Tensor) -> Tensor:
+        """log(n), log(n - 1), ..., log(1) in ``like``'s dtype."""
+        return Tensor._make(np.log(np.arange(n, 0, -1, dtype=like.dtype)))
+
+    def _call(self, x):
+        z = ops.sigmoid(x - self._log_offsets(x.shape[-1], x))
+        left = ops.cumprod(1 - z, -1)  # what remains after each break
+        ones = ones_like(x[..., :1])
+        return ops.cat([z, ones], -1) * ops.cat([ones, left], -1)
+
+    def _inverse(self, y):
+        head = y[..., :-1]
+        left = (1 - ops.cumsum(head, -1)).clamp(min=finfo(y.dtype).tiny)
+        return ops.log(head) - ops.log(left) + self._log_offsets(head.shape[-1], y)
+
+    def log_abs_det_jacobian(self, x, y):
+        shifted = x - self._log_offsets(x.shape[-1], x)
+        # 1 - sigmoid(t) = exp(-t) sigmoid(t) keeps each factor in log space.
+        return (-shifted + logsigmoid(shifted) + ops.log(y[..., :-1])).sum(-1)
+
+    def forward_shape(self, shape) -> tuple:
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape) -> tuple:
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices onto lower-triangular ones with a positive diagonal: the strict lower
+    triangle is kept and the diagonal exponentiated."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        diagonal = ops.exp(x.diagonal(dim1=-2, dim2=-1))
+        return ops.tril(x, -1) + ops.diag_embed(diagonal)
+
+    def _inverse(self, y):
+        diagonal = ops.log(y.diagonal(dim1=-2, dim2=-1))
+        return ops.tril(y, -1) + ops.diag_embed(diagonal)
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices onto positive-definite ones: L L^T with L = LowerCholeskyTransform(x)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        factor = LowerCholeskyTransform()(x)
+        return factor @ factor.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))
+
+
+class IndependentTransform(Transform):
+    """``base_transform`` with ``reinterpreted_batch_ndims`` more dims in its events, so its
+    log-Jacobian is summed over them."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int,
+                 cache_size: int = 0) -> None:  # fmt: skip
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)  # fmt: skip
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self) -> bool:
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x):
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        inner = self.base_transform.log_abs_det_jacobian(x, y)
+        return sum_rightmost(inner, self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape) -> tuple:
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape) -> tuple:
+        return self.base_transform.inverse_shape(shape)
+
+    def __repr__(self) -> str:
+        return f"IndependentTransform({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+
+
+class ReshapeTransform(Transform):
+    """Events of shape ``in_shape`` reshaped to ``out_shape`` (the same number of elements);
+    its log-Jacobian is 0."""
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size: int = 0) -> None:
+        self.in_shape, self.out_shape = tuple(in_shape), tuple(out_shape)
+        if int(np.prod(self.in_shape)) != int(np.prod(self.out_shape)):
+            raise ValueError(
+                f"ReshapeTransform: shapes {self.in_shape} and {self.out_shape} hold different "
+                "numbers of elements"
+            )
+        super().__init__(cache_size=cache_size)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def _call(self, x):
+        batch = tuple(x.shape[: x.ndim - len(self.in_shape)])
+        return x.reshape(batch + self.out_shape)
+
+    def _inverse(self, y):
+        batch = tuple(y.shape[: y.ndim - len(self.out_shape)])
+        return y.reshape(batch + self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        return zeros_like(x).reshape(tuple(x.shape[: x.ndim - len(self.in_shape)]) + (-1,))[..., 0]
+
+    def forward_shape(self, shape) -> tuple:
+        return self._swap(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape) -> tuple:
+        return self._swap(shape, self.out_shape, self.in_shape)
+
+    @staticmethod
+    def _swap(shape, old: tuple, new: tuple) -> tuple:
+        shape = tuple(shape)
+        cut = len(shape) - len(old)
+        if cut < 0 or shape[cut:] != old:
+            raise ValueError(f"ReshapeTransform: shape {shape} does not end in {old}")
+        return shape[:cut] + new
+
+
+class CumulativeDistributionTransform(Transform):
+    """x -> ``distribution``.cdf(x), onto the unit interval; its log-Jacobian is the
+    log-density."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = 1
+
+    def __init__(self, distribution, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+
+class CatTransform(Transform):
+    """Each of ``tseq`` applied to its piece of x along ``dim`` (pieces of ``lengths``, 1 each
+    by default), the results concatenated."""
+
+    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.transforms = [t.with_cache(cache_size) for t in tseq]
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError("CatTransform: give one length per transform")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+    def _pieces(self, x):
+        start = 0
+        for t, length in zip(self.transforms, self.lengths):
+            yield t, x.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        return ops.cat([t(piece) for t, piece in self._pieces(x)], self.dim)
+
+    def _inverse(self, y):
+        return ops.cat([t.inv(piece) for t, piece in self._pieces(y)], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = []
+        for (t, xs), (_, ys) in zip(self._pieces(x), self._pieces(y)):
+            term = t.log_abs_det_jacobian(xs, ys)
+            term = sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        dim = self.dim if self.dim < 0 else self.dim - x.ndim
+        if dim + self.event_dim >= 0:  # the cat dim is inside the event: add the pieces
+            total = terms[0]
+            for term in terms[1:]:
+                total = total + term
+            return total
+        return ops.cat(terms, dim + self.event_dim)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.real if self.event_dim == 0 else constraints.independent(
+            constraints.real, self.event_dim)  # fmt: skip
+
+    @constraints.dependent_property
+    def codomain(self):
+        return self.domain
+
+
+class StackTransform(Transform):
+    """The i-th of ``tseq`` applied to x.select(dim, i), the results stacked along ``dim``."""
+
+    def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.transforms = [t.with_cache(cache_size) for t in tseq]
+        self.dim = dim
+
+    @property
+    def bijective(self) -> bool:
+        return all(t.bijective for t in self.transforms)
+
+    def _slices(self, x):
+        return [x.select(self.dim, i) for i in range(x.shape[self.dim])]
+
+    def _call(self, x):
+        return ops.stack([t(s) for t, s in zip(self.transforms, self._slices(x))], self.dim)
+
+    def _inverse(self, y):
+        return ops.stack([t.inv(s) for t, s in zip(self.transforms, self._slices(y))], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = [
+            t.log_abs_det_jacobian(xs, ys)
+            for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y))
+        ]
+        return ops.stack(terms, self.dim)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.real
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.real
+
+
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
-    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",
-    "identity_transform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]  # fmt: skip
