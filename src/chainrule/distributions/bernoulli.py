@@ -9,15 +9,10 @@ from .. import ops, random
 from .._tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all
 
 
-def _one_of(name: str, probs, logits) -> None:
-    if (probs is None) == (logits is None):
-        raise ValueError(f"{name}: give either probs or logits, not both and not neither")
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParameters, ExponentialFamily):
     """Bernoulli distributions: 1 with probability ``probs`` (= sigmoid(``logits``)), else 0.
 
     >>> import chainrule as cr
@@ -30,34 +25,8 @@ class Bernoulli(ExponentialFamily):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        _one_of("Bernoulli", probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            param = self.logits
-        self._param = param
-        super().__init__(param.shape, (), validate_args)
-
-    def expand(self, batch_shape, _instance=None) -> Bernoulli:
-        new = super().expand(batch_shape, _instance)
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds log(p / (1 - p))."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of 1."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
+        self._set_binary(probs, logits)
+        super().__init__(self._param.shape, (), validate_args)
 
     @property
     def mean(self) -> Tensor:

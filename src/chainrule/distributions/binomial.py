@@ -7,9 +7,8 @@ import numpy as np
 from .. import ops, random
 from .._tensor import Tensor
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters
 
 
 def _relu_half_slope(x: Tensor) -> Tensor:
@@ -25,7 +24,7 @@ def _homogeneous_count(total_count: Tensor, what: str) -> int:
     return n
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParameters, Distribution):
     """Binomial distributions with ``total_count`` trials (1 by default) and success
     probability ``probs`` (or ``logits``).
 
@@ -42,28 +41,13 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None) -> None:
-        _one_of("Binomial", probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.to(self.probs.dtype)
-            param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.to(self.logits.dtype)
-            param = self.logits
-        super().__init__(param.shape, (), validate_args)
+        (total_count,) = self._set_binary(probs, logits, total_count)
+        self.total_count = total_count.to(self._param.dtype)
+        super().__init__(self._param.shape, (), validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self) -> Tensor:

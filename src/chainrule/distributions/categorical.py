@@ -10,9 +10,8 @@ from .._tensor import Tensor
 from ..creation import full_like
 from ..dtypes import finfo, int64
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits, require_one
 
 
 def draw_categories(probs: np.ndarray, sample_shape: tuple) -> np.ndarray:
@@ -41,7 +40,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        _one_of(type(self).__name__, probs, logits)
+        require_one(type(self).__name__, probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("Categorical: probs must have at least one dimension")

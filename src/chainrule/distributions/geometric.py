@@ -6,12 +6,11 @@ from .. import ops, random
 from .._tensor import Tensor
 from ..dtypes import finfo
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameters, Distribution):
     """Geometric distributions on {0, 1, 2, ...} with success probability ``probs`` (or
     ``logits``).
 
@@ -24,24 +23,10 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        _one_of("Geometric", probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            param = self.logits
-        super().__init__(param.shape, (), validate_args)
+        self._set_binary(probs, logits)
+        super().__init__(self._param.shape, (), validate_args)
         if self._validate_args and probs is not None and not (self.probs._array > 0).all():
             raise ValueError(f"Geometric: probs must be in (0, 1], got {self.probs}")
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self) -> Tensor:

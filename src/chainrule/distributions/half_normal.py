@@ -1,19 +1,17 @@
-"""`HalfNormal`: |X| for X ~ Normal(0, scale), as a `TransformedDistribution` with
-`AbsTransform` (as in PyTorch)."""
+"""`HalfNormal`: |X| for X ~ Normal(0, scale), folded at 0 (a `TransformedDistribution`
+with `AbsTransform`, as in PyTorch)."""
 
 from __future__ import annotations
 
 import math
 
-from .. import ops
 from .._tensor import Tensor
 from . import constraints
+from .folded import Folded
 from .normal import Normal
-from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform
 
 
-class HalfNormal(TransformedDistribution):
+class HalfNormal(Folded):
     """Half-normal distributions on [0, inf).
 
     >>> import chainrule as cr
@@ -26,41 +24,15 @@ class HalfNormal(TransformedDistribution):
     has_rsample = True
 
     def __init__(self, scale, validate_args: bool | None = None) -> None:
-        base = Normal(0, scale, validate_args=False)
-        super().__init__(base, AbsTransform(), validate_args=validate_args)
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+        super().__init__(Normal(0, scale, validate_args=False), validate_args=validate_args)
 
     @property
     def mean(self) -> Tensor:
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
-    def mode(self) -> Tensor:
-        return self.scale * 0
-
-    @property
     def variance(self) -> Tensor:
         return self.scale**2 * (1 - 2 / math.pi)
-
-    def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return ops.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - math.log(2)
 
 
 __all__ = ["HalfNormal"]

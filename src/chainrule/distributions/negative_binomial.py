@@ -7,12 +7,11 @@ from .. import ops, random
 from .._tensor import Tensor
 from ..nn.functional import logsigmoid
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryParameters, Distribution):
     """Negative binomial distributions on {0, 1, 2, ...}.
 
     >>> import chainrule as cr
@@ -28,24 +27,9 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None) -> None:
-        _one_of("NegativeBinomial", probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.to(self.probs.dtype)
-            param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.to(self.logits.dtype)
-            param = self.logits
-        super().__init__(param.shape, (), validate_args)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
+        (total_count,) = self._set_binary(probs, logits, total_count)
+        self.total_count = total_count.to(self._param.dtype)
+        super().__init__(self._param.shape, (), validate_args)
 
     @property
     def mean(self) -> Tensor:

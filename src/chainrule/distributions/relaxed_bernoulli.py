@@ -7,14 +7,13 @@ from .. import ops, random
 from .._tensor import Tensor
 from ..creation import as_tensor
 from . import constraints
-from .bernoulli import _one_of
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all, clamp_probs
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryParameters, Distribution):
     """The logit of a RelaxedBernoulli draw: (logistic noise + logits) / temperature."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -22,25 +21,11 @@ class LogitRelaxedBernoulli(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None) -> None:
-        _one_of(type(self).__name__, probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
+        self._set_binary(probs, logits)
         if not isinstance(temperature, Tensor):
             temperature = as_tensor(temperature, dtype=self._param.dtype)
         self.temperature = temperature
         super().__init__(self._param.shape, (), validate_args)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)

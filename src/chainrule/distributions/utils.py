@@ -1,6 +1,7 @@
 """Helpers the distributions share: broadcasting parameters to tensors, moving between
 probabilities and logits, clamping probabilities away from 0 and 1, summing the rightmost
-dims, and `lazy_property` (a parameter computed from the other one on first use)."""
+dims, `lazy_property` (a parameter computed from the other one on first use), and
+`BinaryParameters`, the ``probs``-or-``logits`` pair of the families built on coin flips."""
 
 from __future__ import annotations
 
@@ -79,7 +80,48 @@ class lazy_property:
         return value
 
 
+def require_one(name: str, probs, logits) -> None:
+    """Raise ValueError unless exactly one of ``probs`` and ``logits`` is given."""
+    if (probs is None) == (logits is None):
+        raise ValueError(f"{name}: give either probs or logits, not both and not neither")
+
+
+class BinaryParameters:
+    """Mixin for families with a success probability given as ``probs`` or as ``logits``
+    (Bernoulli, Geometric, Binomial...): the one given is stored, the other computed on use."""
+
+    def _set_binary(self, probs, logits, *others) -> tuple:
+        """Store ``probs`` or ``logits`` broadcast with ``others``; return ``others`` so."""
+        require_one(type(self).__name__, probs, logits)
+        *others, param = broadcast_all(*others, probs if probs is not None else logits)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        return tuple(others)
+
+    def expand(self, batch_shape, _instance=None):
+        new = super().expand(batch_shape, _instance)
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        """The log-odds log(p / (1 - p))."""
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        """The probability of success."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.shape
+
+
 __all__ = [
-    "broadcast_all", "clamp_probs", "euler_constant", "lazy_property", "logits_to_probs",
-    "probs_to_logits", "sum_rightmost",
+    "BinaryParameters", "broadcast_all", "clamp_probs", "euler_constant", "lazy_property",
+    "logits_to_probs", "probs_to_logits", "require_one", "sum_rightmost",
 ]  # fmt: skip
