@@ -234,8 +234,11 @@ def test_values_and_gradients_match_pytorch(torch, name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_float32_stays_float32_and_agrees(torch, name):
     case = CASES[name]
-    _, mine, _ = _evaluations(cr, crd, case, np.float32)
-    _, expected, _ = _evaluations(torch, torch.distributions, case, np.float32)
+    ours, mine, _ = _evaluations(cr, crd, case, np.float32)
+    theirs, expected, _ = _evaluations(torch, torch.distributions, case, np.float32)
+    assert str(ours.sample((2,)).dtype) == str(theirs.sample((2,)).dtype).removeprefix("torch.")
+    if theirs.has_rsample:
+        assert str(ours.rsample().dtype) == str(theirs.rsample().dtype).removeprefix("torch.")
     for key, want in expected.items():
         if want is NotImplementedError or key in case.differs:
             continue
