@@ -137,6 +137,9 @@ CASES = {
                             D.Categorical(logits=p["l"][0]),
                             D.Independent(D.Normal(p["loc"].T, p["scale"].T), 1)),
                         {"l": LOGITS, "loc": VEC, "scale": np.abs(VEC) + 0.5}, VEC[:, :2].T),
+    "lowrank_mvn": Case(
+        lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["w"], p["d"]),
+        {"loc": VEC, "w": A[:, :, :2], "d": POS}, RNG.normal(size=(4, 2, 3))),
     "logistic_normal": Case(lambda D, p: D.LogisticNormal(p["loc"], p["scale"]),
                             {"loc": VEC[:, :2], "scale": np.abs(VEC[:, :2]) + 0.5}, PROBS),
     "kumaraswamy": Case(lambda D, p: D.Kumaraswamy(p["a"], p["b"]), {"a": POS + 1, "b": POS2 + 1},
@@ -301,6 +304,10 @@ KL_PAIRS = {
     "pareto_outside": (lambda D, p: D.Pareto(p["s"], p["t"]),
                        lambda D, p: D.Pareto(p["s"] + 1, p["s"])),
     "chi2": (lambda D, p: D.Chi2(p["s"]), lambda D, p: D.Chi2(p["t"])),
+    "lowrank_mvn": (lambda D, p: D.LowRankMultivariateNormal(p["v"], p["tril"][..., :2], p["s"]),
+                    lambda D, p: D.MultivariateNormal(p["v"][0] * 2, covariance_matrix=p["cov"])),
+    "mvn_lowrank": (lambda D, p: D.MultivariateNormal(p["v"], scale_tril=p["tril"]),
+                    lambda D, p: D.LowRankMultivariateNormal(p["v"], p["cov"][..., :1], p["t"])),
 }  # fmt: skip
 KL_PARAMS = {"a": REAL, "b": REAL[::-1].copy(), "s": POS, "t": POS2, "l": LOGITS,
              "q": PROBS, "v": VEC, "tril": TRIL, "cov": COV}  # fmt: skip
@@ -351,6 +358,7 @@ RSAMPLED = {
     "laplace": lambda D, p: D.Laplace(p["loc"], p["scale"]),
     "exponential": lambda D, p: D.Exponential(p["scale"]),
     "mvn": lambda D, p: D.MultivariateNormal(p["loc"], scale_tril=p["tril"]),
+    "lowrank_mvn": lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["tril"][:, :2], p["scale"]),
     "log_normal": lambda D, p: D.LogNormal(p["loc"], p["scale"]),
     "gumbel": lambda D, p: D.Gumbel(p["loc"], p["scale"]),
     "relaxed_bernoulli": lambda D, p: D.RelaxedBernoulli(p["scale"], logits=p["loc"]),

@@ -36,6 +36,7 @@ from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -78,13 +79,13 @@ __all__ = [
     "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
     "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
     "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-    "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
-    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
-    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
-    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
-    "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-    "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraint_registry",
-    "constraints", "identity_transform", "kl", "kl_divergence", "register_kl", "transform_to",
-    "transforms",
+    "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+    "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
+    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
+    "constraint_registry", "constraints", "identity_transform", "kl", "kl_divergence",
+    "register_kl", "transform_to", "transforms",
 ]  # fmt: skip

@@ -21,6 +21,7 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -168,6 +169,18 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     trace = (linalg.solve_triangular(q_tril, p_tril, upper=False) ** 2).sum((-2, -1))
     distance = batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     return half_log_det_ratio + 0.5 * (trace + distance - n)
+
+
+def _full(d):
+    """A LowRankMultivariateNormal as the MultivariateNormal it is."""
+    return d._full if isinstance(d, LowRankMultivariateNormal) else d
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank(p, q):
+    return _kl_multivariatenormal_multivariatenormal(_full(p), _full(q))
 
 
 @register_kl(Uniform, Uniform)
