@@ -47,7 +47,10 @@ class ConstraintRegistry:
 
 
 biject_to = ConstraintRegistry("biject_to")
+"""``biject_to(constraint)``: a bijection from unconstrained reals onto the constraint's set."""
 transform_to = ConstraintRegistry("transform_to")
+"""``transform_to(constraint)``: a transform from unconstrained reals onto the constraint's set
+(not necessarily injective: softmax onto the simplex)."""
 
 
 def _is_number(x, value) -> bool:

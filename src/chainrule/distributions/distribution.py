@@ -112,8 +112,7 @@ class Distribution:
         batch_shape = Size(batch_shape)
         new = type(self).__new__(type(self)) if _instance is None else _instance
         new.__dict__.update(self.__dict__)
-        names = self.arg_constraints if "arg_constraints" not in self.__dict__ else {}
-        for name in names:
+        for name in self.arg_constraints:
             value = self.__dict__.get(name)
             if isinstance(value, Tensor):
                 tail = tuple(value.shape[len(self.batch_shape) :])

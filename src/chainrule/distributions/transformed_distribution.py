@@ -106,13 +106,17 @@ class TransformedDistribution(Distribution):
         base = self.base_dist.log_prob(y)
         return log_prob + sum_rightmost(base, event_dim - len(self.base_dist.event_shape))
 
-    def _monotone_sign(self):
+    def _sign(self):
+        """+1 where the transforms increase, -1 where they decrease (a number or a tensor)."""
         sign = 1
         for transform in self.transforms:
             sign = sign * transform.sign
-        if isinstance(sign, int) and sign == 1:
-            return 1
         return sign
+
+    @staticmethod
+    def _reflect(prob, sign):
+        """prob where the chain increases, 1 - prob where it decreases."""
+        return prob if isinstance(sign, int) and sign == 1 else sign * (prob - 0.5) + 0.5
 
     def cdf(self, value: Tensor) -> Tensor:
         """The base's cdf at the inverse-transformed value (monotone transforms only)."""
@@ -120,16 +124,11 @@ class TransformedDistribution(Distribution):
             value = transform.inv(value)
         if self._validate_args:
             self.base_dist._validate_sample(value)
-        value = self.base_dist.cdf(value)
-        sign = self._monotone_sign()
-        return value if isinstance(sign, int) and sign == 1 else sign * (value - 0.5) + 0.5
+        return self._reflect(self.base_dist.cdf(value), self._sign())
 
     def icdf(self, value: Tensor) -> Tensor:
         """The transformed base icdf (monotone transforms only)."""
-        sign = self._monotone_sign()
-        if not (isinstance(sign, int) and sign == 1):
-            value = sign * (value - 0.5) + 0.5
-        value = self.base_dist.icdf(value)
+        value = self.base_dist.icdf(self._reflect(value, self._sign()))
         for transform in self.transforms:
             value = transform(value)
         return value

@@ -269,6 +269,7 @@ class ComposeTransform(Transform):
 
 
 identity_transform = ComposeTransform([])
+"""The identity map (the empty ComposeTransform)."""
 
 
 class ExpTransform(Transform):
