@@ -25,6 +25,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -77,12 +78,12 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
     "Categorical", "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform",
     "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
-    "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-    "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-    "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
-    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-    "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+    "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+    "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+    "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
     "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
     "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
