@@ -428,11 +428,14 @@ def test_rsample_of_normal_is_loc_plus_scale_times_the_generators_noise():
 
 
 def test_gamma_rsample_gradient_is_pytorchs_implicit_reparameterisation(torch):
+    """The same formula; PyTorch's fitted approximations of dP/dalpha err by up to 1e-4
+    (chainrule's central difference by 1e-9, against mpmath: differences.md)."""
+    cr.manual_seed(11)
     alpha = cr.tensor(np.array([0.3, 1.0, 2.5, 9.0]), requires_grad=True)
     x = crd.Gamma(alpha, 1.0).rsample()
     x.sum().backward()
     want = torch._standard_gamma_grad(torch.tensor(_np(alpha)), torch.tensor(_np(x)))
-    np.testing.assert_allclose(_np(alpha.grad), want.numpy(), rtol=1e-4)
+    np.testing.assert_allclose(_np(alpha.grad), want.numpy(), rtol=1e-3)
 
 
 @pytest.mark.parametrize(
