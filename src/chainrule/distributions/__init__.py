@@ -19,6 +19,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -72,21 +73,23 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
-    "Categorical", "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform",
-    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
-    "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
-    "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
-    "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
-    "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
+    "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
+    "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
+    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
+    "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+    "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
     "constraint_registry", "constraints", "identity_transform", "kl", "kl_divergence",
     "register_kl", "transform_to", "transforms",
 ]  # fmt: skip
