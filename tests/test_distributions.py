@@ -153,6 +153,14 @@ CASES = {
                                  PROBS, cdf=True, icdf=True),
     "continuous_bernoulli_logits": Case(lambda D, p: D.ContinuousBernoulli(logits=p["l"]),
                                         {"l": LOGITS}, PROBS, cdf=True, icdf=True),
+    "lkj_cholesky": Case(lambda D, p: D.LKJCholesky(3, p["eta"]), {"eta": POS},
+                         np.linalg.cholesky(np.array([[1, 0.3, -0.2], [0.3, 1, 0.4],
+                                                      [-0.2, 0.4, 1]]))),
+    "corr_cholesky": Case(
+        lambda D, p: D.TransformedDistribution(
+            D.Independent(D.Normal(p["loc"], p["scale"]), 1), D.CorrCholeskyTransform()),
+        {"loc": REAL, "scale": POS},
+        np.linalg.cholesky(np.array([[1, 0.3, -0.2], [0.3, 1, 0.4], [-0.2, 0.4, 1]]))),
     "lowrank_mvn": Case(
         lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["w"], p["d"]),
         {"loc": VEC, "w": A[:, :, :2], "d": POS}, RNG.normal(size=(4, 2, 3))),
@@ -565,7 +573,9 @@ def test_constraints_check_as_pytorchs(torch):
     for name, matrices in (("positive_definite", np.stack([COV[0], -COV[1]])),
                            ("lower_cholesky", np.stack([COV[0], -COV[1], TRIL[0]])),
                            ("lower_triangular", np.stack([COV[0], TRIL[0]])),
-                           ("symmetric", np.stack([COV[0], TRIL[0]]))):  # fmt: skip
+                           ("symmetric", np.stack([COV[0], TRIL[0]])),
+                           ("corr_cholesky", np.stack([TRIL[0], TRIL[0] / np.linalg.norm(
+                               TRIL[0], axis=-1, keepdims=True)]))):  # fmt: skip
         got = getattr(crd.constraints, name).check(cr.tensor(matrices))
         want = getattr(torch.distributions.constraints, name).check(torch.tensor(matrices))
         np.testing.assert_array_equal(_np(got), _np(want), err_msg=name)

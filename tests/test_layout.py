@@ -79,6 +79,7 @@ ORDER = [
     "distributions.independent", "distributions.transforms",
     "distributions.transformed_distribution", "distributions.constraint_registry",
     "distributions.log_normal", "distributions.logistic_normal", "distributions.kumaraswamy",
+    "distributions.lkj_cholesky",
     "distributions.gumbel", "distributions.folded", "distributions.half_normal",
     "distributions.half_cauchy", "distributions.pareto",
     "distributions.weibull", "distributions.inverse_gamma", "distributions.relaxed_bernoulli",

@@ -258,6 +258,18 @@ class _LowerCholesky(Constraint):
         return np.all(np.tril(x) == x, (-2, -1)) & np.all(diagonal > 0, -1)
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: a positive diagonal and rows of unit
+    norm (within 10 eps per dim)."""
+
+    event_dim = 2
+
+    def _holds(self, x):
+        tolerance = np.finfo(x.dtype).eps * x.shape[-1] * 10 if x.dtype.kind == "f" else 0
+        unit_rows = np.all(np.abs(np.linalg.norm(x, axis=-1) - 1) <= tolerance, -1)
+        return _LowerCholesky()._holds(x) & unit_rows
+
+
 class _PositiveSemidefinite(_Symmetric):
     def _holds(self, x):
         symmetric = super()._holds(x)
@@ -297,11 +309,12 @@ square = _Square()
 symmetric = _Symmetric()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
+    "Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
     "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
     "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",

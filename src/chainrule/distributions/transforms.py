@@ -603,6 +603,83 @@ class PositiveDefiniteTransform(Transform):
         return LowerCholeskyTransform().inv(linalg.cholesky(y))
 
 
+def _tril_positions(n: int, diagonal: int) -> tuple:
+    """Row and column indices of the lower triangle of an n x n matrix below ``diagonal``,
+    row by row."""
+    return np.tril_indices(n, diagonal)
+
+
+def vec_to_tril_matrix(vec: Tensor, diagonal: int = 0) -> Tensor:
+    """The n x n lower-triangular matrix (up to ``diagonal``) whose triangle, row by row, is
+    the last dim of ``vec``; differentiable (a gather from the vector and a zero)."""
+    m = vec.shape[-1]
+    # m = n (n + 1) / 2 + diagonal * n, solved for n.
+    n = int(round((-(1 + 2 * diagonal) + math.sqrt(1 + 8 * m + 4 * diagonal**2)) / 2))
+    rows, cols = _tril_positions(n, diagonal)
+    index = np.zeros((n, n), dtype=np.int64)
+    index[rows, cols] = np.arange(1, m + 1)
+    padded = ops.cat([zeros_like(vec[..., :1]), vec], -1)
+    return padded[..., Tensor._make(index.reshape(-1))].reshape(tuple(vec.shape[:-1]) + (n, n))
+
+
+def tril_matrix_to_vec(mat: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of ``mat`` (up to ``diagonal``), row by row, as a vector."""
+    n = mat.shape[-1]
+    rows, cols = _tril_positions(n, diagonal)
+    flat = mat.reshape(tuple(mat.shape[:-2]) + (n * n,))
+    return flat[..., Tensor._make((rows * n + cols).astype(np.int64))]
+
+
+class CorrCholeskyTransform(Transform):
+    """Vectors of n (n - 1) / 2 reals onto Cholesky factors of n x n correlation matrices:
+    tanh gives partial correlations in (-1, 1), and each row is filled left to right by a
+    stick-breaking of its unit norm."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        eps = finfo(x.dtype).eps
+        r = vec_to_tril_matrix(ops.tanh(x).clamp(min=-1 + eps, max=1 - eps), diagonal=-1)
+        # Row i: y_ij = r_ij sqrt(prod_{k<j} (1 - r_ik^2)), the diagonal takes what is left.
+        left = ops.cumprod(ops.sqrt(1 - r**2), -1)
+        shifted = ops.cat([ones_like(left[..., :1]), left[..., :-1]], -1)
+        eye = Tensor._make(np.eye(r.shape[-1], dtype=x.dtype))
+        return (r + eye) * shifted
+
+    def _inverse(self, y):
+        remaining = 1 - ops.cumsum(y * y, -1)
+        shifted = ops.cat([ones_like(remaining[..., :1]), remaining[..., :-1]], -1)
+        partial = tril_matrix_to_vec(y, -1) / ops.sqrt(tril_matrix_to_vec(shifted, -1))
+        return ops.atanh(partial)
+
+    def log_abs_det_jacobian(self, x, y):
+        remaining = 1 - ops.cumsum(y * y, -1)
+        stick = 0.5 * ops.log(tril_matrix_to_vec(remaining, -2)).sum(-1)
+        # log(1 - tanh(x)^2), stable where tanh saturates
+        tanh = (2.0 * (math.log(2.0) - x - ops.softplus(-2.0 * x))).sum(-1)
+        return stick + tanh
+
+    def forward_shape(self, shape) -> tuple:
+        m = shape[-1]
+        n = int(round((1 + math.sqrt(1 + 8 * m)) / 2))
+        if n * (n - 1) // 2 != m:
+            raise ValueError(f"CorrCholeskyTransform: {m} is not n (n - 1) / 2 for any n")
+        return tuple(shape[:-1]) + (n, n)
+
+    def inverse_shape(self, shape) -> tuple:
+        n = shape[-1]
+        if shape[-2] != n:
+            raise ValueError(f"CorrCholeskyTransform: expected square matrices, got {shape}")
+        return tuple(shape[:-2]) + (n * (n - 1) // 2,)
+
+
 class IndependentTransform(Transform):
     """``base_transform`` with ``reinterpreted_batch_ndims`` more dims in its events, so its
     log-Jacobian is summed over them."""
@@ -834,9 +911,10 @@ class StackTransform(Transform):
 
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
     "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
+    "tril_matrix_to_vec", "vec_to_tril_matrix",
 ]  # fmt: skip
