@@ -76,6 +76,7 @@ ORDER = [
     "distributions.negative_binomial", "distributions.categorical", "distributions.multinomial",
     "distributions.one_hot_categorical", "distributions.mixture_same_family",
     "distributions.multivariate_normal", "distributions.lowrank_multivariate_normal",
+    "distributions.wishart",
     "distributions.independent", "distributions.transforms",
     "distributions.transformed_distribution", "distributions.constraint_registry",
     "distributions.log_normal", "distributions.logistic_normal", "distributions.kumaraswamy",

@@ -77,6 +77,7 @@ from .transforms import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
@@ -92,6 +93,6 @@ __all__ = [
     "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
     "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
     "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull",
-    "biject_to", "constraint_registry", "constraints", "identity_transform", "kl",
+    "Wishart", "biject_to", "constraint_registry", "constraints", "identity_transform", "kl",
     "kl_divergence", "register_kl", "transform_to", "transforms",
 ]  # fmt: skip
