@@ -24,6 +24,7 @@ REFERENCE = {
     "func": "chainrule.func",
     "data": "chainrule.data",
     "linalg": "chainrule.linalg",
+    "distributions": "chainrule.distributions",
 }
 
 #: The packages of the docs extra (pip install -e .[docs]), by import name.

@@ -40,6 +40,7 @@ NAMESPACES = [
     ("torch.autograd", "chainrule.autograd", None),
     ("torch.func", "chainrule.func", None),
     ("torch.linalg", "chainrule.linalg", None),
+    ("torch.distributions", "chainrule.distributions", None),
 ]
 
 #: Out of scope: (reason, pattern on the name[, the namespaces it applies to]). The first match

@@ -6,7 +6,20 @@ differences. `chainrule.MLP`, `Layer` and `Neuron` are the scalar networks of
 `chainrule.scalar.nn` (micrograd's names); the tensor layers are in `chainrule.nn`.
 """
 
-from . import allocator, autograd, data, distributed, func, linalg, nn, ops, optim, profiler, scalar
+from . import (
+    allocator,
+    autograd,
+    data,
+    distributed,
+    distributions,
+    func,
+    linalg,
+    nn,
+    ops,
+    optim,
+    profiler,
+    scalar,
+)
 from ._tensor import Tensor
 from .autograd import (
     detect_anomaly,
@@ -161,7 +174,7 @@ __all__ = [
     "set_grad_enabled", "tensor", "uint8", "zeros", "zeros_like", "draw_graph", "trace_table",
     "data", "nn", "optim", "save", "load", "SerializationError", "distributed", "Scalar",
     "DualNumber",
-    "numerical_gradient_check", "scalar", "linalg", "profiler", "allocator",
+    "numerical_gradient_check", "scalar", "linalg", "profiler", "allocator", "distributions",
 ]  # fmt: skip
 __all__ += ops.__all__
 __all__ += nn.functional.toplevel.__all__
