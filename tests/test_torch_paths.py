@@ -18,7 +18,14 @@ from chainrule.apps.cli import main
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
 #: Where a submodule's names also live in PyTorch: the namespace programs usually import from.
-_HOMES = ["torch.utils.data", "torch.nn", "torch.optim", "torch.autograd", "torch.distributions", "torch"]
+_HOMES = [
+    "torch.utils.data",
+    "torch.nn",
+    "torch.optim",
+    "torch.autograd",
+    "torch.distributions",
+    "torch",
+]
 
 
 def _submodules() -> list[str]:
