@@ -205,8 +205,8 @@ def run_backward(
             # Run the newest waiting node.
             node = heapq.heappop(queue)[1]
             out_grads = waiting.pop(node)
-            if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
-                _fill_missing(node, out_grads, create_graph)
+            if len(out_grads) > 1 and node.materialize_grads:  # one output alone is waiting
+                _fill_missing(node, out_grads, create_graph)  # only once its gradient came
             if node.hooks or node.retained:
                 _run_node_hooks(node, out_grads, create_graph)
             if capture is not None:
@@ -489,13 +489,15 @@ _ABOVE = {
 
 
 def __getattr__(name: str):
+    if name == "function":  # torch.autograd.function: FunctionCtx, once_differentiable...
+        return importlib.import_module("chainrule.function")
     if name in _ABOVE:
         return getattr(importlib.import_module(_ABOVE[name]), name)
     raise AttributeError(f"module 'chainrule.autograd' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_ABOVE))
+    return sorted(set(globals()) | set(_ABOVE) | {"function"})
 
 
 __all__ = [
