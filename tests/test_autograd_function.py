@@ -391,3 +391,31 @@ def test_saved_outputs_of_several_and_attributes_named_like_the_engines(torch):
         x = Tensor(X, requires_grad=True)
         define(chainrule).apply(x)[0].sum().backward()
     assert "SinCosBackward" in {event.name for event in prof.events()}
+
+
+def test_vjp_is_another_name_for_backward_and_hooks_see_missing_gradients(torch):
+    def define(lib):
+        class Pair(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 2, x * 3
+
+            @staticmethod
+            def vjp(ctx, g1, g2):
+                return 2 * g1 if g2 is None else 2 * g1 + 3 * g2
+
+        return Pair
+
+    grads, calls = [], []
+    for lib, (x, _) in zip((chainrule, torch), _pair(torch)):
+        first, second = define(lib).apply(x)
+        second.register_hook(calls.append)  # called with None, as PyTorch does
+        first.sum().backward()
+        grads.append(x.grad)
+        first, second = define(lib).apply(x)
+        second.register_hook(lambda g, lib=lib: lib.ones(3))
+        with pytest.raises(RuntimeError, match="replace a None gradient"):
+            first.sum().backward()
+    assert calls == [None, None]
+    _close(*grads)

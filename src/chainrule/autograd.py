@@ -260,13 +260,19 @@ def _fill_missing(node: Node, out_grads: list, create_graph: bool) -> None:
 def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
     for i, g in enumerate(out_grads):
         for hook in (node.hooks or {}).get(i, ()):
-            result = hook(_as_tensor(g))
+            # None: an output no gradient reached, of a Function that asked for None.
+            result = hook(None if g is None else _as_tensor(g))
+            if result is not None and g is None:
+                raise GraphError(
+                    f"hook on output {i} of {node.name}: can't replace a None gradient with a "
+                    "non-None value"
+                )
             if result is not None:
                 g = result if create_graph else result._array
         out_grads[i] = g
         ref = (node.retained or {}).get(i)
         tensor = ref() if ref is not None else None
-        if tensor is not None:
+        if tensor is not None and g is not None:
             tensor._grad = _as_tensor(g) if tensor._grad is None else tensor._grad + _as_tensor(g)
 
 
