@@ -205,8 +205,8 @@ def run_backward(
             # Run the newest waiting node.
             node = heapq.heappop(queue)[1]
             out_grads = waiting.pop(node)
-            if len(out_grads) > 1:  # one output alone is waiting only once its gradient came
-                _fill_missing(node, out_grads, create_graph)
+            if len(out_grads) > 1 and node.materialize_grads:  # one output alone is waiting
+                _fill_missing(node, out_grads, create_graph)  # only once its gradient came
             if node.hooks or node.retained:
                 _run_node_hooks(node, out_grads, create_graph)
             if capture is not None:
@@ -260,13 +260,19 @@ def _fill_missing(node: Node, out_grads: list, create_graph: bool) -> None:
 def _run_node_hooks(node: Node, out_grads: list, create_graph: bool) -> None:
     for i, g in enumerate(out_grads):
         for hook in (node.hooks or {}).get(i, ()):
-            result = hook(_as_tensor(g))
+            # None: an output no gradient reached, of a Function that asked for None.
+            result = hook(None if g is None else _as_tensor(g))
+            if result is not None and g is None:
+                raise GraphError(
+                    f"hook on output {i} of {node.name}: can't replace a None gradient with a "
+                    "non-None value"
+                )
             if result is not None:
                 g = result if create_graph else result._array
         out_grads[i] = g
         ref = (node.retained or {}).get(i)
         tensor = ref() if ref is not None else None
-        if tensor is not None:
+        if tensor is not None and g is not None:
             tensor._grad = _as_tensor(g) if tensor._grad is None else tensor._grad + _as_tensor(g)
 
 
@@ -489,13 +495,15 @@ _ABOVE = {
 
 
 def __getattr__(name: str):
+    if name == "function":  # torch.autograd.function: FunctionCtx, once_differentiable...
+        return importlib.import_module("chainrule.function")
     if name in _ABOVE:
         return getattr(importlib.import_module(_ABOVE[name]), name)
     raise AttributeError(f"module 'chainrule.autograd' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_ABOVE))
+    return sorted(set(globals()) | set(_ABOVE) | {"function"})
 
 
 __all__ = [

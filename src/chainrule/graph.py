@@ -81,6 +81,10 @@ class Node:
         "edges", "out_meta", "watched", "sequence", "hooks", "retained", "trace", "__weakref__"
     )  # fmt: skip
 
+    #: Whether backward fills outputs no gradient reached with zeros before `propagate` (a
+    #: custom Function's ``ctx.set_materialize_grads(False)`` asks for None instead).
+    materialize_grads = True
+
     def __init__(self, edges: tuple, out_meta: tuple, watched: tuple) -> None:
         self.sequence = next(_sequence)
         self.edges = edges
