@@ -488,9 +488,10 @@ def is_inference_mode_enabled() -> bool:
 #: graph nodes, gradcheck runs backward): looked up on first use, so that this module keeps
 #: importing only what is below it.
 _ABOVE = {
-    "Function": "chainrule.function",
-    "gradcheck": "chainrule.gradcheck",
-    "gradgradcheck": "chainrule.gradcheck",
+    "Function": ("chainrule.function", "Function"),
+    # PyTorch's: True or an error (chainrule.gradcheck returns the report).
+    "gradcheck": ("chainrule.gradcheck", "gradcheck_as_torch"),
+    "gradgradcheck": ("chainrule.gradcheck", "gradgradcheck_as_torch"),
 }
 
 
@@ -498,7 +499,8 @@ def __getattr__(name: str):
     if name == "function":  # torch.autograd.function: FunctionCtx, once_differentiable...
         return importlib.import_module("chainrule.function")
     if name in _ABOVE:
-        return getattr(importlib.import_module(_ABOVE[name]), name)
+        module, attr = _ABOVE[name]
+        return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'chainrule.autograd' has no attribute {name!r}")
 
 

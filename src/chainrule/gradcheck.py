@@ -362,3 +362,33 @@ def gradgradcheck(
             f"gradgradcheck: second derivatives disagree with finite differences\n{report}"
         )
     return report
+
+
+def gradcheck_as_torch(func: Callable, inputs: Sequence | Tensor, *, eps: float = 1e-6,
+                       atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+                       **switches: Any) -> bool:  # fmt: skip
+    """``torch.autograd.gradcheck`` as PyTorch gives it (``chainrule.autograd.gradcheck``):
+    True when backward agrees with central differences; a failing check raises `GraphError`
+    (a RuntimeError, as PyTorch's GradcheckError) showing the `Report`, or returns False with
+    ``raise_exception=False``. `gradcheck` itself returns the report.
+
+    >>> x = Tensor([0.3, -1.2], dtype="float64", requires_grad=True)
+    >>> gradcheck_as_torch(lambda t: t.sin() * t, (x,))
+    True
+    """
+    report = gradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
+                       raise_exception=raise_exception, **switches)  # fmt: skip
+    return bool(report)
+
+
+def gradgradcheck_as_torch(func: Callable, inputs: Sequence | Tensor,
+                           grad_outputs: Sequence | Tensor | None = None, *, eps: float = 1e-6,
+                           atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+                           **switches: Any) -> bool:  # fmt: skip
+    """``torch.autograd.gradgradcheck`` as PyTorch gives it (``grad_outputs`` its third
+    positional argument): True, or `GraphError` for a failing check (False with
+    ``raise_exception=False``); `gradgradcheck` itself returns the report."""
+    report = gradgradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
+                           grad_outputs=grad_outputs, raise_exception=raise_exception,
+                           **switches)  # fmt: skip
+    return bool(report)

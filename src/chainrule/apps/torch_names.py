@@ -101,6 +101,11 @@ _EXTRAS: dict[str, dict[str, Any]] = {
         "__version__": PYTORCH_VERSION,  # programs compare it to choose modern code paths
     },
     "torch.autograd": {"Function": chainrule.Function},
+    "torch.autograd.gradcheck": {  # PyTorch's: True or an error, not chainrule's report
+        "gradcheck": chainrule.autograd.gradcheck,
+        "gradgradcheck": chainrule.autograd.gradgradcheck,
+        "GradcheckError": chainrule.errors.GraphError,
+    },
     "torch.optim.lr_scheduler": {"_LRScheduler": chainrule.optim.lr_scheduler.LRScheduler},
     "torch.special": {  # torch.special's spellings of chainrule's top-level functions
         "expit": chainrule.sigmoid, "gammaln": chainrule.lgamma, "psi": chainrule.digamma,
