@@ -104,3 +104,15 @@ def test_set_default_tensor_type_sets_the_default_dtype_as_pytorch(torch):
     finally:
         chainrule.set_default_dtype(chainrule.float32)
         torch.set_default_dtype(torch.float32)
+
+
+def test_a_0d_parameter_formats_as_its_str_as_pytorch(torch):
+    # PyTorch formats only exact Tensors as their value; a subclass takes the empty format.
+    ours, theirs = (
+        chainrule.nn.Parameter(chainrule.tensor(1.5)),
+        torch.nn.Parameter(torch.tensor(1.5)),
+    )
+    assert f"{ours}" == str(ours)
+    for p in (ours, theirs):
+        with pytest.raises(TypeError, match="unsupported format string passed to Parameter"):
+            format(p, ".2f")

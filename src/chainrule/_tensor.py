@@ -54,6 +54,14 @@ class Tensor(
     # Defining __eq__ (elementwise, below) would otherwise make tensors unhashable.
     __hash__ = object.__hash__
 
+    def __format__(self, format_spec: str) -> str:
+        """A 0-d Tensor formats as its value (``f"{loss:.4f}"``); any other tensor, and any
+        subclass's (a Parameter, a teaching text's Tensor), takes only the empty format (its
+        ``str``), as in PyTorch."""
+        if type(self) is Tensor and self._array.ndim == 0:
+            return format(self.item(), format_spec)
+        return object.__format__(self, format_spec)
+
     # Dtype conversion (to, float, double...) is in `chainrule.methods.factories`.
 
     # Autograd.

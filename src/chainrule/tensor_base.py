@@ -390,13 +390,6 @@ class TensorBase:
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
         return int(self.item())
 
-    def __format__(self, format_spec: str) -> str:
-        """A 0-d tensor formats as its value (``f"{loss:.4f}"``); any other tensor takes only
-        the empty format (its ``str``), as in PyTorch."""
-        if self._array.ndim == 0:
-            return format(self.item(), format_spec)
-        return object.__format__(self, format_spec)
-
     def __repr__(self) -> str:
         data = self._array
         # PyTorch's style: "1." when every value is a whole number, else four fixed decimals
