@@ -142,7 +142,7 @@ class WeightedRandomSampler(Sampler):
     def __init__(
         self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None
     ) -> None:
-        weights = np.asarray(getattr(weights, "data", weights), dtype=np.float64)
+        weights = np.asarray(weights, dtype=np.float64)
         if weights.ndim != 1 or not len(weights):
             raise DomainError(
                 f"WeightedRandomSampler: weights must be a non-empty 1-D sequence, got shape "
