@@ -39,7 +39,7 @@ def forward_backward(layers, x, segments: int | None) -> np.ndarray:
     else:
         out = checkpoint_sequential(layers, segments, x)
     out.sum().backward()
-    return x.grad.data.copy()
+    return x.grad.numpy().copy()
 
 
 def measure(layers, x, segments: int | None, repeats: int) -> tuple[float, float, np.ndarray]:

@@ -80,7 +80,7 @@ def slowest(seconds: float) -> float:
     """The largest of every rank's ``seconds``."""
     value = cr.tensor(np.array([seconds]))
     dist.all_reduce(value, op="max")
-    return float(value.data[0])
+    return float(value[0])
 
 
 def measure_ranks(per_rank: int, steps: int) -> tuple[float, float, list[int]]:
@@ -130,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     dist.init()
     n, rank = dist.world_size(), dist.rank()
-    parameters = sum(p.data.size for p in MLP().parameters())
+    parameters = sum(p.numel() for p in MLP().parameters())
     rows = []  # (label, ranks, global batch, step seconds, allreduce seconds)
     if n > 1:
         for label, per_rank in (("batch split", GLOBAL_BATCH // n), ("256 per rank", 256)):

@@ -44,7 +44,7 @@ def run(quick: bool = False) -> list[dict]:
         forward = func.jacfwd(f)(x)
         # chunk_size=1: one backward pass per output, the cost the comparison is about
         reverse = func.jacrev(f, chunk_size=1)(x)
-        np.testing.assert_allclose(forward.data, reverse.data, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(forward.numpy(), reverse.numpy(), rtol=1e-10, atol=1e-12)
         t_fwd = _timed(lambda f=f, x=x: func.jacfwd(f)(x), repeats)
         t_rev = _timed(lambda f=f, x=x: func.jacrev(f, chunk_size=1)(x), repeats)
         t_batched = _timed(lambda f=f, x=x: func.jacrev(f)(x), repeats)

@@ -58,7 +58,9 @@ def run(quick: bool = False) -> list[dict]:
     for n_in, hidden, n_out in ((10, 32, 4), (32, 128, 10)):
         params, x, target = make_problem(batch, n_in, hidden, n_out)
         for ours, theirs in zip(vmapped(*params, x, target), loop(params, x, target)):
-            np.testing.assert_allclose(ours.data, theirs.data, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(
+                ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12
+            )
         t_vmap = _timed(lambda p=params, x=x, t=target: vmapped(*p, x, t), repeats)
         t_loop = _timed(lambda p=params, x=x, t=target: loop(p, x, t), repeats)
         rows.append({"sizes": f"{n_in}-{hidden}-{n_out}", "batch": batch,

@@ -189,7 +189,7 @@ def blobs_boundary() -> bytes:
     u, v = np.meshgrid(np.linspace(-40, 40, 161), np.linspace(-40, 40, 161))
     with cr.no_grad():
         grid = cr.tensor(np.stack([u.ravel(), v.ravel()], 1))
-        regions = result["model"](grid).argmax(dim=1).data.reshape(u.shape)
+        regions = result["model"](grid).argmax(dim=1).numpy().reshape(u.shape)
     fig, (ax,) = _panels(width=4.6, height=4.0)
     colors = ["tab:red", "tab:blue", "tab:green", "tab:purple"]
     ax.contourf(u, v, regions, levels=np.arange(-0.5, 4), colors=colors, alpha=0.2)
@@ -244,7 +244,7 @@ def tanh_stack_gradients(depth: int, scale: float, width: int = 64, seed: int = 
         h = (h @ cr.tensor(rng.standard_normal((width, width)) * scale / math.sqrt(width))).tanh()
     h.sum().backward()
     assert inputs[0] is x
-    return [float(np.linalg.norm(t.grad.data)) for t in inputs]
+    return [float(np.linalg.norm(t.grad.numpy())) for t in inputs]
 
 
 @figure("vanishing_gradients.svg")
@@ -274,7 +274,11 @@ def tanh_derivatives() -> bytes:
         curves.append(g)
     fig, (ax,) = _panels(width=6.0, height=3.4)
     for k, curve in enumerate(curves):
-        ax.plot(x.data, curve.data, label=["tanh x", "1st derivative", "2nd", "3rd"][k])
+        ax.plot(
+            x.detach().numpy(),
+            curve.detach().numpy(),
+            label=["tanh x", "1st derivative", "2nd", "3rd"][k],
+        )
     ax.set(xlabel="x", title="tanh and three derivatives, each the gradient of the one before")
     ax.title.set_fontsize(10)
     ax.legend(fontsize=8)

@@ -83,13 +83,17 @@ def check_with_weights(torch, ours_fn, theirs_fn, *arrays, grad=None, rtol=1e-10
     """Values, and the gradients of sum(out * w) for a fixed random w, agree."""
     ours, theirs = _pair(torch, *arrays, grad=grad)
     out, expected = ours_fn(*ours), theirs_fn(*theirs)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=rtol, atol=atol)
-    weights = np.random.default_rng(1).uniform(0.5, 1.5, np.shape(out.data))
+    np.testing.assert_allclose(
+        out.detach().numpy(), expected.detach().numpy(), rtol=rtol, atol=atol
+    )
+    weights = np.random.default_rng(1).uniform(0.5, 1.5, np.shape(out.detach().numpy()))
     (out * cr.tensor(weights)).sum().backward()
     (expected * torch.tensor(weights)).sum().backward()
     for a, b in zip(ours, theirs):
         if b.requires_grad:
-            np.testing.assert_allclose(a.grad.data, b.grad.numpy(), rtol=rtol, atol=atol)
+            np.testing.assert_allclose(
+                a.grad.detach().numpy(), b.grad.numpy(), rtol=rtol, atol=atol
+            )
 
 
 def check_first_output(torch, ours, theirs, arrays, atol=1e-10):
@@ -100,14 +104,14 @@ def check_first_output(torch, ours, theirs, arrays, atol=1e-10):
     out = out if isinstance(out, tuple) else (out,)
     expected = expected if isinstance(expected, tuple) else (expected,)
     for o, e in zip(out, expected):
-        np.testing.assert_allclose(o.data, e.detach().numpy(), atol=atol)
+        np.testing.assert_allclose(o.detach().numpy(), e.detach().numpy(), atol=atol)
     g = np.random.default_rng(1).standard_normal(out[0].shape)
     out[0].backward(cr.tensor(g))
     expected[0].backward(torch.tensor(g))
     for x, t in zip(xs, ts):
         assert (x.grad is None) == (t.grad is None)
         if x.grad is not None:
-            np.testing.assert_allclose(x.grad.data, t.grad.numpy(), atol=atol)
+            np.testing.assert_allclose(x.grad.detach().numpy(), t.grad.numpy(), atol=atol)
 
 
 def compare_with_cotangent(fn, torch_fn, arrays, torch, tol=TORCH_TOL):
@@ -116,9 +120,9 @@ def compare_with_cotangent(fn, torch_fn, arrays, torch, tol=TORCH_TOL):
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     out, expected = fn(*ours), torch_fn(*theirs)
     assert out.shape == tuple(expected.shape)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), **tol)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), **tol)
     cotangent = np.random.default_rng(0).standard_normal(out.shape)
     out.backward(chainrule.tensor(cotangent))
     expected.backward(torch.tensor(cotangent))
     for t, e in zip(ours, theirs):
-        np.testing.assert_allclose(t.grad.data, e.grad.numpy(), **tol)
+        np.testing.assert_allclose(t.grad.detach().numpy(), e.grad.numpy(), **tol)

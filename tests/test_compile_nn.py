@@ -44,7 +44,7 @@ def _train(build, make_batch, loss_fn, optimizer=None, schedule=None, seed=0):
         cr.manual_seed(seed + 2)  # the same random draws (dropout masks) in both runs
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            losses = [fn(*batch).data.copy() for batch in batches]
+            losses = [fn(*batch).detach().numpy().copy() for batch in batches]
         runs.append((model, losses, fn))
     return runs
 
@@ -311,7 +311,7 @@ def test_lbfgs_with_a_closure_runs_eagerly_and_equals_eager():
         fn = cr.compile(step) if compile_it else step
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            losses = [fn(*batch).data.copy() for batch in batches]
+            losses = [fn(*batch).detach().numpy().copy() for batch in batches]
         results.append((model, losses, fn))
     (eager, eager_losses, _), (model, losses, compiled) = results
     assert all(np.array_equal(a, b) for a, b in zip(eager_losses, losses))

@@ -87,7 +87,7 @@ def test_a_loader_with_a_random_sampler_with_replacement_as_in_a_language_model_
     batches = list(loader)
     assert len(loader) == len(batches) == 125
     assert all(x.shape == (8,) and x.dtype == chainrule.float32 for x, _ in batches)
-    assert all(np.array_equal(x.data, y.data.astype(np.float32)) for x, y in batches)
+    assert all(np.array_equal(x.numpy(), y.numpy().astype(np.float32)) for x, y in batches)
 
 
 def test_concat_dataset_indexes_as_pytorchs(torch):

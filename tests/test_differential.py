@@ -1860,8 +1860,6 @@ def _values(env: dict, names: list) -> dict:
 
 
 def _as_array(t) -> np.ndarray:
-    if isinstance(t, chainrule.Tensor):
-        return t.data
     return t.detach().numpy()
 
 

@@ -20,12 +20,12 @@ def t64(values):
 def test_grad_and_its_compositions():
     f = lambda x: (x.sin() * x).sum()  # noqa: E731
     x = t64([0.3, -1.1])
-    v = x.data
-    np.testing.assert_allclose(func.grad(f)(x).data, np.cos(v) * v + np.sin(v))
+    v = x.detach().numpy()
+    np.testing.assert_allclose(func.grad(f)(x).detach().numpy(), np.cos(v) * v + np.sin(v))
     second = func.grad(lambda y: func.grad(f)(y).sum())(x)
-    np.testing.assert_allclose(second.data, -np.sin(v) * v + 2 * np.cos(v))
+    np.testing.assert_allclose(second.detach().numpy(), -np.sin(v) * v + 2 * np.cos(v))
     third = func.grad(lambda y: func.grad(lambda z: func.grad(f)(z).sum())(y).sum())(x)
-    np.testing.assert_allclose(third.data, -np.cos(v) * v - 3 * np.sin(v))
+    np.testing.assert_allclose(third.detach().numpy(), -np.cos(v) * v - 3 * np.sin(v))
 
 
 def test_grad_argnums_and_has_aux():
@@ -56,7 +56,7 @@ def test_vjp_matches_the_jacobian_transpose():
     out, vjp_fn = func.vjp(lambda x: Tensor(a) @ x.tanh(), t64([0.1, 0.2, 0.3]))
     (g,) = vjp_fn(t64([1.0, -1.0]))
     np.testing.assert_allclose(
-        g.data, (np.array([1.0, -1.0]) @ a) * (1 - np.tanh([0.1, 0.2, 0.3]) ** 2)
+        g.detach().numpy(), (np.array([1.0, -1.0]) @ a) * (1 - np.tanh([0.1, 0.2, 0.3]) ** 2)
     )
     with pytest.raises(ShapeError, match=r"vjp: cotangent has shape \(3,\) but the output"):
         vjp_fn(t64([1.0, 2.0, 3.0]))
@@ -68,7 +68,7 @@ def test_jvp_is_one_forward_pass_with_tangents():
         (t64([1.0, 0.0]), t64([0.0, 0.0])),
     )  # fmt: skip
     expected = 0.5 * np.exp(0.5) + 1 - np.tanh(1.0) ** 2
-    np.testing.assert_allclose(tangent.data, [expected, 0.0])
+    np.testing.assert_allclose(tangent.detach().numpy(), [expected, 0.0])
     assert out.grad_fn is None
 
 
@@ -92,7 +92,7 @@ def test_jacrev_and_jacfwd_match_pytorch(torch):
     for transform in (func.jacrev, func.jacfwd, func.jacobian):
         jac = transform(vector_function)(t64(x))
         assert jac.shape == (2, 3)
-        np.testing.assert_allclose(jac.data, expected.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(jac.detach().numpy(), expected.numpy(), rtol=1e-12)
 
 
 def test_hessian_of_a_small_mlp_loss_matches_pytorch(torch):
@@ -109,7 +109,7 @@ def test_hessian_of_a_small_mlp_loss_matches_pytorch(torch):
     ours = func.hessian(lambda p: loss(chainrule, p))(t64(flat))
     theirs = torch.func.hessian(lambda p: loss(torch, p))(torch.tensor(flat))
     assert ours.shape == (16, 16)
-    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12)
 
 
 def looped(monkeypatch, transform, *args):
@@ -131,7 +131,7 @@ def test_jacrev_runs_every_row_in_one_batched_backward_pass(monkeypatch):
     # tanh's node sends one gradient (2 backward ops): once in all, not once per row.
     assert batched.backward["tanh"] == 2 and per_row.backward["tanh"] == 2 * 6
     assert jac.shape == (6, 4) and jac.grad_fn is None
-    np.testing.assert_allclose(jac.data, expected.data, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(jac.detach().numpy(), expected.detach().numpy(), rtol=0, atol=1e-12)
 
 
 def test_hessian_batches_its_outer_jacrev_and_agrees_with_the_loop(monkeypatch):
@@ -144,8 +144,8 @@ def test_hessian_batches_its_outer_jacrev_and_agrees_with_the_loop(monkeypatch):
     with chainrule.count_ops() as per_row:
         expected = looped(monkeypatch, func.hessian(f), x)
     assert batched.backward_total * 3 < per_row.backward_total
-    np.testing.assert_allclose(h.data, expected.data, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(h.data, h.data.T, atol=1e-12)
+    np.testing.assert_allclose(h.detach().numpy(), expected.detach().numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(h.detach().numpy(), h.detach().numpy().T, atol=1e-12)
 
 
 def test_nested_batched_jacrev_stays_differentiable(monkeypatch):
@@ -155,7 +155,7 @@ def test_nested_batched_jacrev_stays_differentiable(monkeypatch):
     expected = looped(monkeypatch, second, x)
     got = second(x)
     assert got.shape == (2, 3, 3)
-    np.testing.assert_allclose(got.data, expected.data, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=0, atol=1e-12)
 
 
 def test_jacrev_falls_back_to_one_pass_per_row(monkeypatch):
@@ -164,7 +164,9 @@ def test_jacrev_falls_back_to_one_pass_per_row(monkeypatch):
     with chainrule.count_ops() as counts:
         jac = func.jacrev(lambda t: Cube.apply(t).sin())(x)
     assert counts.backward["sin"] == 2 * 3  # one backward pass per row
-    np.testing.assert_allclose(jac.data, np.diag(np.cos(x.data**3) * 3 * x.data**2))
+    np.testing.assert_allclose(
+        jac.detach().numpy(), np.diag(np.cos(x.detach().numpy() ** 3) * 3 * x.detach().numpy() ** 2)
+    )
     seen = []
 
     def f(t):
@@ -174,7 +176,7 @@ def test_jacrev_falls_back_to_one_pass_per_row(monkeypatch):
 
     jac = func.jacrev(f)(x)  # a hook sees each row's gradient, as before
     assert seen == [(3,)] * 3
-    np.testing.assert_allclose(jac.data, np.diag(2 * np.exp(x.data)))
+    np.testing.assert_allclose(jac.detach().numpy(), np.diag(2 * np.exp(x.detach().numpy())))
 
 
 def test_jacfwd_over_an_op_without_jvp_is_a_clear_error():
@@ -205,13 +207,13 @@ def test_checkpoint_gives_identical_gradients():
         return t
 
     plain().sum().backward()
-    expected = [x.grad.data.copy()] + [w.grad.data.copy() for w in weights]
+    expected = [x.grad.detach().numpy().copy()] + [w.grad.detach().numpy().copy() for w in weights]
     for segments in (1, 2, 3, 8):
         x.grad = None
         for w in weights:
             w.grad = None
         checkpoint_sequential(layers, segments, x).sum().backward()
-        got = [x.grad.data] + [w.grad.data for w in weights]
+        got = [x.grad.detach().numpy()] + [w.grad.detach().numpy() for w in weights]
         for a, b in zip(got, expected):
             np.testing.assert_array_equal(a, b)
 
@@ -221,7 +223,7 @@ def test_checkpoint_keeps_only_its_inputs():
     y = checkpoint(lambda t: (t.exp() * 2).sin(), x)
     assert y.grad_fn.name == "checkpoint" and y.grad_fn.edges == (x,)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, np.cos(2 * np.e) * 2 * np.e)
+    np.testing.assert_allclose(x.grad.detach().numpy(), np.cos(2 * np.e) * 2 * np.e)
 
 
 def test_checkpoint_replays_random_numbers():
@@ -229,7 +231,7 @@ def test_checkpoint_replays_random_numbers():
     x = Tensor(np.ones(5), requires_grad=True)
     y = checkpoint(lambda t: t * chainrule.rand(5, dtype="float64"), x)
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, y.data)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), y.detach().numpy())
 
 
 def scalar_block(x):
@@ -387,8 +389,10 @@ def test_forward_over_reverse_is_a_clear_error_not_a_silent_zero():
 def test_jacrev_chunk_size_gives_the_same_jacobian(chunk_size):
     x = t64([0.3, -1.2, 0.7, 2.0])
     f = lambda v: (v * v.flip(0)).tanh() * v.sum()
-    expected = func.jacrev(f, chunk_size=1)(x).data
-    np.testing.assert_allclose(func.jacrev(f, chunk_size=chunk_size)(x).data, expected, rtol=1e-12)
+    expected = func.jacrev(f, chunk_size=1)(x).detach().numpy()
+    np.testing.assert_allclose(
+        func.jacrev(f, chunk_size=chunk_size)(x).detach().numpy(), expected, rtol=1e-12
+    )
     with chainrule.count_ops() as one_pass:
         func.jacrev(f)(x)
     with chainrule.count_ops() as counts:

@@ -64,8 +64,10 @@ def test_erf_second_derivative_is_minus_2x_times_the_first():
     (first,) = cr.autograd.grad(cr.erf(x).sum(), x, create_graph=True)
     (second,) = cr.autograd.grad(first.sum(), x)
     slope = 2 / math.sqrt(math.pi) * np.exp(-(values**2))
-    np.testing.assert_allclose(first.data, slope, rtol=1e-14)
-    np.testing.assert_allclose(second.data, -2 * values * slope, rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(first.detach().numpy(), slope, rtol=1e-14)
+    np.testing.assert_allclose(
+        second.detach().numpy(), -2 * values * slope, rtol=1e-14, atol=1e-300
+    )
 
 
 def test_gelu_values_and_derivatives_from_the_normal_distribution():
@@ -74,17 +76,19 @@ def test_gelu_values_and_derivatives_from_the_normal_distribution():
     y = cr.gelu(x)
     cdf = np.array([0.5 * (1 + math.erf(v / math.sqrt(2))) for v in values])
     pdf = np.exp(-(values**2) / 2) / math.sqrt(2 * math.pi)
-    np.testing.assert_allclose(y.data, values * cdf, rtol=1e-15, atol=1e-300)
-    np.testing.assert_allclose(y.data[4], 0.8413447460685429, rtol=1e-15)
+    np.testing.assert_allclose(y.detach().numpy(), values * cdf, rtol=1e-15, atol=1e-300)
+    np.testing.assert_allclose(y.detach().numpy()[4], 0.8413447460685429, rtol=1e-15)
     (first,) = cr.autograd.grad(y.sum(), x, create_graph=True)
     (second,) = cr.autograd.grad(first.sum(), x)
-    np.testing.assert_allclose(first.data, cdf + values * pdf, rtol=1e-14)
-    np.testing.assert_allclose(second.data, pdf * (2 - values**2), rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(first.detach().numpy(), cdf + values * pdf, rtol=1e-14)
+    np.testing.assert_allclose(
+        second.detach().numpy(), pdf * (2 - values**2), rtol=1e-13, atol=1e-300
+    )
 
 
 def test_gelu_tanh_is_close_to_exact_but_not_equal():
     x = cr.tensor(np.linspace(-3, 3, 13))
-    gap = np.abs(cr.gelu(x, "tanh").data - cr.gelu(x).data)
+    gap = np.abs(cr.gelu(x, "tanh").detach().numpy() - cr.gelu(x).detach().numpy())
     assert 1e-5 < gap.max() < 1e-3
 
 
@@ -126,8 +130,12 @@ def test_matmul_of_two_vectors_is_their_inner_product_with_swapped_gradients():
 def test_vector_times_batch_sums_the_gradient_over_the_batch():
     x, y = _t(3), _t(2, 3, 4, seed=1)
     (x @ y).sum().backward()
-    np.testing.assert_allclose(x.grad.data, y.data.sum(axis=(0, 2)), rtol=1e-14)
-    np.testing.assert_allclose(y.grad.data, np.broadcast_to(x.data[:, None], (2, 3, 4)))
+    np.testing.assert_allclose(
+        x.grad.detach().numpy(), y.detach().numpy().sum(axis=(0, 2)), rtol=1e-14
+    )
+    np.testing.assert_allclose(
+        y.grad.detach().numpy(), np.broadcast_to(x.detach().numpy()[:, None], (2, 3, 4))
+    )
 
 
 def test_array_at_tensor_uses_the_reflected_matmul():
@@ -136,7 +144,7 @@ def test_array_at_tensor_uses_the_reflected_matmul():
     out = a @ y
     assert isinstance(out, cr.Tensor)
     out.sum().backward()
-    np.testing.assert_allclose(y.grad.data, np.repeat(a.sum(0)[:, None], 4, axis=1))
+    np.testing.assert_allclose(y.grad.detach().numpy(), np.repeat(a.sum(0)[:, None], 4, axis=1))
 
 
 def test_dot_and_outer_give_known_values():
@@ -166,9 +174,9 @@ def test_einsum_implicit_output_sorts_letters_uppercase_first_like_numpy():
 def test_einsum_sums_ellipsis_dims_left_out_of_the_output_as_pytorch_does():
     x = _t(2, 3, 4)
     out = cr.einsum("...i->i", x)
-    np.testing.assert_allclose(out.data, x.data.sum(axis=(0, 1)))
+    np.testing.assert_allclose(out.detach().numpy(), x.detach().numpy().sum(axis=(0, 1)))
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.ones((2, 3, 4)))
+    np.testing.assert_array_equal(x.grad.detach().numpy(), np.ones((2, 3, 4)))
 
 
 def test_einsum_gradient_of_a_triple_diagonal_lives_on_that_diagonal():
@@ -176,13 +184,19 @@ def test_einsum_gradient_of_a_triple_diagonal_lives_on_that_diagonal():
     cr.einsum("iii->i", x).backward(cr.tensor(np.array([1.0, 2.0, 3.0])))
     expected = np.zeros((3, 3, 3))
     expected[[0, 1, 2], [0, 1, 2], [0, 1, 2]] = [1.0, 2.0, 3.0]
-    np.testing.assert_array_equal(x.grad.data, expected)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), expected)
 
 
 def test_einsum_with_many_operands_and_a_list_matches_the_product():
     xs = [_t(2, 3, seed=0), _t(3, 3, seed=1), _t(3, 4, seed=2), _t(4, 2, seed=3)]
     out = cr.einsum("ij,jk,kl,lm->im", xs)
-    np.testing.assert_allclose(out.data, xs[0].data @ xs[1].data @ xs[2].data @ xs[3].data)
+    np.testing.assert_allclose(
+        out.detach().numpy(),
+        xs[0].detach().numpy()
+        @ xs[1].detach().numpy()
+        @ xs[2].detach().numpy()
+        @ xs[3].detach().numpy(),
+    )
     assert cr.gradcheck(lambda *ts: cr.einsum("ij,jk,kl,lm->im", *ts), xs, atol=1e-7)
     assert cr.gradgradcheck(lambda *ts: cr.einsum("ij,jk,kl,lm->im", *ts), xs, atol=1e-7)
 
@@ -192,7 +206,7 @@ def test_einsum_takes_arrays_beside_tensors_and_differentiates_only_tensors():
     x = _t(3)
     out = cr.einsum("ij,j->i", a, x)
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.data, a.sum(0))
+    np.testing.assert_allclose(x.grad.detach().numpy(), a.sum(0))
 
 
 @pytest.mark.parametrize(

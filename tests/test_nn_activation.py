@@ -44,7 +44,7 @@ def test_inplace_flags_and_reprs_match_pytorch(torch):
         assert repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
     x = cr.tensor([-4.0, -1.0, 2.0])
     assert nn.Hardswish(inplace=True)(x) is x
-    np.testing.assert_allclose(x.data, [0.0, -1 / 3, 10 / 6])
+    np.testing.assert_allclose(x.detach().numpy(), [0.0, -1 / 3, 10 / 6])
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_inplace_functional_forms_write_into_the_input_like_pytorch(torch, name,
     out = getattr(F, name)(ours, *args)
     getattr(torch.nn.functional, name)(theirs, *args)
     assert out is ours
-    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.numpy(), rtol=1e-12)
     # Through a non-leaf the write is recorded: gradients flow as for the out-of-place form.
     _check(torch, lambda x: getattr(F, name)(x * 1.0, *args),
            lambda x: getattr(torch.nn.functional, name)(x * 1.0, *args), a)  # fmt: skip
@@ -91,23 +91,25 @@ def test_softmin_without_dim_takes_pytorchs_legacy_dim_and_warns(torch):
         out = F.softmin(cr.tensor(a))
     with pytest.warns(UserWarning):
         expected = torch.nn.functional.softmin(torch.tensor(a))
-    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), rtol=1e-12)
 
 
 def test_rrelu_training_draws_slopes_in_range_and_differentiates_by_them():
     cr.manual_seed(0)
     x = cr.tensor(-np.ones(2000), requires_grad=True)
     out = F.rrelu(x, 0.1, 0.3, training=True)
-    slopes = -out.data
+    slopes = -out.detach().numpy()
     assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and abs(slopes.mean() - 0.2) < 0.01
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.data, slopes)
+    np.testing.assert_allclose(x.grad.detach().numpy(), slopes)
     positive = F.rrelu(cr.tensor([2.0]), training=True)
     assert positive.item() == 2.0
     cr.manual_seed(3)
     again = F.rrelu(cr.tensor(-np.ones(5)), training=True)
     cr.manual_seed(3)
-    assert np.array_equal(again.data, F.rrelu(cr.tensor(-np.ones(5)), training=True).data)
+    assert np.array_equal(
+        again.detach().numpy(), F.rrelu(cr.tensor(-np.ones(5)), training=True).detach().numpy()
+    )
 
 
 def test_module_rrelu_is_random_in_training_and_fixed_in_eval():
@@ -142,14 +144,16 @@ def test_gumbel_softmax_samples_and_straight_through_gradient():
     chainrule.manual_seed(1)
     logits = chainrule.tensor([[0.0, 3.0, -1.0]] * 2000, requires_grad=True)
     soft = F.gumbel_softmax(logits, tau=0.5)
-    np.testing.assert_allclose(soft.data.sum(-1), 1.0, rtol=1e-6)
-    frequencies = np.bincount(soft.data.argmax(-1), minlength=3) / 2000
+    np.testing.assert_allclose(soft.detach().numpy().sum(-1), 1.0, rtol=1e-6)
+    frequencies = np.bincount(soft.detach().numpy().argmax(-1), minlength=3) / 2000
     probabilities = np.exp([0.0, 3.0, -1.0]) / np.exp([0.0, 3.0, -1.0]).sum()
     np.testing.assert_allclose(frequencies, probabilities, atol=0.03)  # argmax ~ Categorical
     hard = F.gumbel_softmax(logits[:5], hard=True, dim=0)
-    assert set(hard.data.sum(0).tolist()) == {1.0} and set(np.unique(hard.data)) <= {0.0, 1.0}
+    assert set(hard.detach().numpy().sum(0).tolist()) == {1.0} and set(
+        np.unique(hard.detach().numpy())
+    ) <= {0.0, 1.0}
     (hard * chainrule.arange(3.0)).sum().backward()
-    assert logits.grad is not None and np.abs(logits.grad.data[:5]).sum() > 0
+    assert logits.grad is not None and np.abs(logits.grad.detach().numpy()[:5]).sum() > 0
 
 
 # In place.
@@ -198,8 +202,8 @@ def _run(lib, functional, fn, view: bool):
     out = fn(functional, target)
     assert out is target
     (y * y * lib.tensor(w_np)).sum().backward()
-    values = y.detach().numpy() if lib is not cr else y.data
-    grad = a.grad.numpy() if lib is not cr else a.grad.data
+    values = y.detach().numpy()
+    grad = a.grad.numpy()
     return values, grad
 
 
@@ -275,7 +279,7 @@ def test_inplace_activation_on_a_leaf_under_no_grad_writes_it():
     with cr.no_grad():
         out = F.elu(leaf, inplace=True)
     assert out is leaf
-    np.testing.assert_allclose(leaf.data, [np.expm1(-1.0), 0.0, 2.0])
+    np.testing.assert_allclose(leaf.detach().numpy(), [np.expm1(-1.0), 0.0, 2.0])
     assert leaf.grad_fn is None and leaf._version == 1
 
 
@@ -292,9 +296,11 @@ def test_rrelu_training_inplace_gradient_is_the_drawn_slope():
     F.rrelu(y, 0.1, 0.3, training=True, inplace=True)
     y.sum().backward()
     x = np.linspace(-3, 3, 12)
-    slopes = np.where(x > 0, 1.0, y.data / np.where(x == 0, 1.0, x))
-    np.testing.assert_allclose(a.grad.data, slopes, rtol=1e-12)
-    assert np.all((a.grad.data[x <= 0] >= 0.1) & (a.grad.data[x <= 0] <= 0.3))
+    slopes = np.where(x > 0, 1.0, y.detach().numpy() / np.where(x == 0, 1.0, x))
+    np.testing.assert_allclose(a.grad.detach().numpy(), slopes, rtol=1e-12)
+    assert np.all(
+        (a.grad.detach().numpy()[x <= 0] >= 0.1) & (a.grad.detach().numpy()[x <= 0] <= 0.3)
+    )
 
 
 @pytest.mark.parametrize("name", ["elu", "mish", "silu", "leaky_relu", "hardswish"])
@@ -305,8 +311,14 @@ def test_inplace_activation_works_under_the_transforms(name):
     def in_place(v):
         return fn(v * 1, inplace=True)
 
-    np.testing.assert_allclose(func.vmap(in_place)(x).data, fn(x).data, rtol=1e-12)
+    np.testing.assert_allclose(
+        func.vmap(in_place)(x).detach().numpy(), fn(x).detach().numpy(), rtol=1e-12
+    )
     _, tangent = func.jvp(in_place, (x,), (cr.ones_like(x),))
-    np.testing.assert_allclose(tangent.data, func.jvp(fn, (x,), (cr.ones_like(x),))[1].data)
+    np.testing.assert_allclose(
+        tangent.detach().numpy(), func.jvp(fn, (x,), (cr.ones_like(x),))[1].detach().numpy()
+    )
     hessian = func.hessian(lambda v: in_place(v).sum())(x[0])
-    np.testing.assert_allclose(hessian.data, func.hessian(lambda v: fn(v).sum())(x[0]).data)
+    np.testing.assert_allclose(
+        hessian.detach().numpy(), func.hessian(lambda v: fn(v).sum())(x[0]).detach().numpy()
+    )

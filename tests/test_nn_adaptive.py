@@ -26,15 +26,21 @@ def test_adaptive_log_softmax_matches_pytorch_after_copying_its_state(torch):
     target = np.array([0, 3, 4, 9, 10, 14, 15, 19, 2])
     a, b = cr.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, expected = ours(a, cr.tensor(target)), theirs(b, torch.tensor(target))
-    np.testing.assert_allclose(out.output.data, expected.output.detach().numpy(), rtol=1e-10)
-    np.testing.assert_allclose(out.loss.data, expected.loss.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(
+        out.output.detach().numpy(), expected.output.detach().numpy(), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        out.loss.detach().numpy(), expected.loss.detach().numpy(), rtol=1e-10
+    )
     out.loss.backward()
     expected.loss.backward()
-    np.testing.assert_allclose(a.grad.data, b.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.grad.detach().numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-12)
     grads = dict(ours.named_parameters())
     for name, p in theirs.named_parameters():
-        np.testing.assert_allclose(grads[name].grad.data, p.grad.numpy(), rtol=1e-9, atol=1e-12)
-    full = ours.log_prob(cr.tensor(x)).data
+        np.testing.assert_allclose(
+            grads[name].grad.detach().numpy(), p.grad.numpy(), rtol=1e-9, atol=1e-12
+        )
+    full = ours.log_prob(cr.tensor(x)).detach().numpy()
     np.testing.assert_allclose(full, theirs.log_prob(torch.tensor(x)).detach().numpy(), rtol=1e-10)
     np.testing.assert_allclose(np.exp(full).sum(1), 1.0)
     predicted = ours.predict(cr.tensor(x))

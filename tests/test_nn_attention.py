@@ -127,10 +127,15 @@ def test_multihead_attention_init_bounds(torch):
     attention = nn.MultiheadAttention(64, 4, kdim=32, add_bias_kv=True)
     for weight, fan_in in ((attention.q_proj_weight, 64), (attention.k_proj_weight, 32),
                            (attention.v_proj_weight, 64)):  # fmt: skip
-        _uniform_bound_check(weight.data, math.sqrt(6 / (64 + fan_in)))
-    _uniform_bound_check(nn.MultiheadAttention(64, 4).in_proj_weight.data, math.sqrt(6 / 256))
-    assert not attention.in_proj_bias.data.any() and not attention.out_proj.bias.data.any()
-    _uniform_bound_check(attention.out_proj.weight.data, 1 / math.sqrt(64))
+        _uniform_bound_check(weight.detach().numpy(), math.sqrt(6 / (64 + fan_in)))
+    _uniform_bound_check(
+        nn.MultiheadAttention(64, 4).in_proj_weight.detach().numpy(), math.sqrt(6 / 256)
+    )
+    assert (
+        not attention.in_proj_bias.detach().numpy().any()
+        and not attention.out_proj.bias.detach().numpy().any()
+    )
+    _uniform_bound_check(attention.out_proj.weight.detach().numpy(), 1 / math.sqrt(64))
     names = [name for name, _ in attention.named_parameters()]
     theirs = torch.nn.MultiheadAttention(64, 4, kdim=32, add_bias_kv=True)
     assert names == [name for name, _ in theirs.named_parameters()]

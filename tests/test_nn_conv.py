@@ -20,9 +20,9 @@ RNG = np.random.default_rng(0)
 
 def _copy_parameters(ours, theirs, torch):
     with torch.no_grad():
-        theirs.weight.copy_(torch.tensor(ours.weight.data))
+        theirs.weight.copy_(torch.tensor(ours.weight.detach().numpy()))
         if ours.bias is not None:
-            theirs.bias.copy_(torch.tensor(ours.bias.data))
+            theirs.bias.copy_(torch.tensor(ours.bias.detach().numpy()))
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
@@ -52,9 +52,13 @@ def test_conv_modules_match_pytorch_with_copied_weights(name, args, kwargs, shap
     _compare(ours, theirs, [x], torch)
     ours(chainrule.tensor(x)).sum().backward()
     theirs(torch.tensor(x)).sum().backward()
-    np.testing.assert_allclose(ours.weight.grad.data, theirs.weight.grad.numpy(), **TORCH_TOL)
+    np.testing.assert_allclose(
+        ours.weight.grad.detach().numpy(), theirs.weight.grad.numpy(), **TORCH_TOL
+    )
     if ours.bias is not None:
-        np.testing.assert_allclose(ours.bias.grad.data, theirs.bias.grad.numpy(), **TORCH_TOL)
+        np.testing.assert_allclose(
+            ours.bias.grad.detach().numpy(), theirs.bias.grad.numpy(), **TORCH_TOL
+        )
     assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
 
 
@@ -74,24 +78,27 @@ def test_conv_init_bounds_match_pytorch(torch):
     ours = nn.Conv2d(8, 64, 3, groups=2)
     theirs = torch.nn.Conv2d(8, 64, 3, groups=2)
     bound = 1 / math.sqrt(4 * 3 * 3)
-    for mine, reference in ((ours.weight.data, theirs.weight), (ours.bias.data, theirs.bias)):
+    for mine, reference in (
+        (ours.weight.detach().numpy(), theirs.weight),
+        (ours.bias.detach().numpy(), theirs.bias),
+    ):
         reference = reference.detach().numpy()
         assert np.abs(mine).max() <= bound and np.abs(reference).max() <= bound
         assert np.abs(mine).max() > 0.9 * bound
-    weight = ours.weight.data
+    weight = ours.weight.detach().numpy()
     assert abs(weight.mean()) < 0.05 * bound
     assert weight.std() == pytest.approx(bound / math.sqrt(3), rel=0.05)
     assert weight.std() == pytest.approx(theirs.weight.detach().numpy().std(), rel=0.08)
     conv1 = nn.Conv1d(5, 300, 7)
-    assert np.abs(conv1.weight.data).max() <= 1 / math.sqrt(35)
-    assert np.abs(conv1.weight.data).max() > 0.95 / math.sqrt(35)
+    assert np.abs(conv1.weight.detach().numpy()).max() <= 1 / math.sqrt(35)
+    assert np.abs(conv1.weight.detach().numpy()).max() > 0.95 / math.sqrt(35)
 
 
 def test_conv_init_is_reproducible_with_manual_seed():
     chainrule.manual_seed(3)
-    first = nn.Conv2d(2, 3, 2).weight.data.copy()
+    first = nn.Conv2d(2, 3, 2).weight.detach().numpy().copy()
     chainrule.manual_seed(3)
-    np.testing.assert_array_equal(nn.Conv2d(2, 3, 2).weight.data, first)
+    np.testing.assert_array_equal(nn.Conv2d(2, 3, 2).weight.detach().numpy(), first)
 
 
 def test_conv_module_argument_errors():

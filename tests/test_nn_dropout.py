@@ -55,21 +55,23 @@ def test_dropout_edges():
 
 def test_channel_dropout_zeroes_whole_channels():
     chainrule.manual_seed(3)
-    out = F.dropout2d(chainrule.ones(4, 50, 2, 3), p=0.4).data
+    out = F.dropout2d(chainrule.ones(4, 50, 2, 3), p=0.4).detach().numpy()
     per_channel = out.reshape(4, 50, -1)
     assert np.all(per_channel.min(-1) == per_channel.max(-1))  # a channel is all kept or dropped
     np.testing.assert_allclose(np.unique(out), [0.0, 1 / 0.6], rtol=1e-6)
     assert 0.3 < (per_channel[..., 0] == 0).mean() < 0.5
     layer = nn.Dropout1d(0.5)
     assert layer(chainrule.ones(3, 4)).shape == (3, 4)
-    np.testing.assert_array_equal(layer.eval()(chainrule.ones(3, 4)).data, np.ones((3, 4)))
+    np.testing.assert_array_equal(
+        layer.eval()(chainrule.ones(3, 4)).detach().numpy(), np.ones((3, 4))
+    )
     with pytest.raises(ShapeError, match=r"dropout2d: input must have 3 \(unbatched\) or 4 dims"):
         F.dropout2d(chainrule.ones(2, 3))
 
 
 def test_dropout3d_zeroes_whole_channels_and_scales_the_rest():
     cr.manual_seed(0)
-    out = F.dropout3d(cr.ones(4, 50, 2, 2, 2), p=0.3).data
+    out = F.dropout3d(cr.ones(4, 50, 2, 2, 2), p=0.3).detach().numpy()
     per_channel = out.reshape(4, 50, -1)
     assert np.all(per_channel.min(-1) == per_channel.max(-1))  # one value per channel
     np.testing.assert_allclose(np.unique(out), [0.0, 1 / 0.7], rtol=1e-6)
@@ -83,28 +85,28 @@ def test_alpha_dropout_keeps_zero_mean_and_unit_variance_like_pytorch(torch):
     cr.manual_seed(0)
     torch.manual_seed(0)
     a = RNG.normal(size=200_000)
-    ours = F.alpha_dropout(cr.tensor(a), 0.2, training=True).data
+    ours = F.alpha_dropout(cr.tensor(a), 0.2, training=True).detach().numpy()
     theirs = torch.nn.functional.alpha_dropout(torch.tensor(a), 0.2, training=True).numpy()
     for sample in (ours, theirs):
         assert abs(sample.mean()) < 0.01 and abs(sample.var() - 1) < 0.02
     # The dropped value and the affine map are PyTorch's: compare their sets on a constant.
-    ones_ours = set(np.round(F.alpha_dropout(cr.ones(5000, dtype=cr.float64), 0.2, True).data,
+    ones_ours = set(np.round(F.alpha_dropout(cr.ones(5000, dtype=cr.float64), 0.2, True).numpy(),
                              10))  # fmt: skip
     ones_theirs = set(np.round(torch.nn.functional.alpha_dropout(
         torch.ones(5000, dtype=torch.float64), 0.2, True).numpy(), 10))  # fmt: skip
     assert ones_ours == ones_theirs
     assert F.alpha_dropout(cr.tensor(a), 0.2) is not None  # training defaults to False
-    assert np.array_equal(F.alpha_dropout(cr.tensor(a), 0.2).data, a)
+    assert np.array_equal(F.alpha_dropout(cr.tensor(a), 0.2).detach().numpy(), a)
 
 
 def test_feature_alpha_dropout_drops_whole_channels_and_modules_follow_training_mode():
     cr.manual_seed(1)
-    out = F.feature_alpha_dropout(cr.ones(8, 16, 5), 0.5, training=True).data
+    out = F.feature_alpha_dropout(cr.ones(8, 16, 5), 0.5, training=True).detach().numpy()
     assert np.all(out.min(-1) == out.max(-1)) and len(np.unique(out)) == 2
     for layer in (nn.AlphaDropout(0.5), nn.FeatureAlphaDropout(0.5), nn.Dropout3d(0.5)):
         x = cr.ones(2, 4, 2, 2, 2)
-        assert not np.array_equal(layer(x).data, x.data)
-        assert np.array_equal(layer.eval()(x).data, x.data)
+        assert not np.array_equal(layer(x).detach().numpy(), x.detach().numpy())
+        assert np.array_equal(layer.eval()(x).detach().numpy(), x.detach().numpy())
     assert repr(nn.AlphaDropout(0.2)) == "AlphaDropout(p=0.2, inplace=False)"
 
 
@@ -139,7 +141,7 @@ def _dropout(name, shape, inplace, view, p=0.4):
     assert (out is target) == inplace
     result = y if inplace else cr.cat([y[:1], out]) if view else out
     (result * cr.tensor(w)).sum().backward()
-    return result.data.copy(), a.grad.data, w
+    return result.detach().numpy().copy(), a.grad.detach().numpy(), w
 
 
 @pytest.mark.parametrize("view", [False, True], ids=["tensor", "view"])
@@ -176,10 +178,12 @@ def test_inplace_dropout_module_writes_into_its_input():
     out = nn.Dropout(0.5, inplace=True)(y)
     assert out is y and y._version == 1
     y.sum().backward()
-    np.testing.assert_array_equal(a.grad.data, y.data)  # kept: 2 with gradient 2; dropped: 0
+    np.testing.assert_array_equal(
+        a.grad.detach().numpy(), y.detach().numpy()
+    )  # kept: 2 with gradient 2; dropped: 0
 
 
 def test_inplace_dropout_with_p_one_zeroes_the_input():
     y = cr.ones(2, 3, requires_grad=True) * 1
     assert F.dropout(y, 1.0, True, True) is y
-    np.testing.assert_array_equal(y.data, np.zeros((2, 3)))
+    np.testing.assert_array_equal(y.detach().numpy(), np.zeros((2, 3)))

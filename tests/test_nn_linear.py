@@ -15,6 +15,6 @@ def test_linear_init_bounds(torch):
     layer = nn.Linear(300, 200)
     gain = torch.nn.init.calculate_gain("leaky_relu", math.sqrt(5))
     fan_in, _ = torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(200, 300))
-    _uniform_bound_check(layer.weight.data, gain * math.sqrt(3 / fan_in))
-    _uniform_bound_check(layer.bias.data, 1 / math.sqrt(fan_in))
+    _uniform_bound_check(layer.weight.detach().numpy(), gain * math.sqrt(3 / fan_in))
+    _uniform_bound_check(layer.bias.detach().numpy(), 1 / math.sqrt(fan_in))
     assert layer.weight.dtype == np.float32

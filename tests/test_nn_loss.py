@@ -116,7 +116,8 @@ def test_nll_loss_2d_is_the_deprecated_nll_loss(torch):
     logp = cr.tensor(RNG.normal(size=(2, 3, 2, 2))).log_softmax(1)
     target = cr.tensor(RNG.integers(0, 3, (2, 2, 2)))
     np.testing.assert_allclose(
-        loss(logp, target).data, F.nll_loss(logp, target, ignore_index=1, reduction="none").data
+        loss(logp, target).detach().numpy(),
+        F.nll_loss(logp, target, ignore_index=1, reduction="none").detach().numpy(),
     )
 
 
@@ -242,10 +243,11 @@ def test_ctc_loss_and_its_gradient_match_pytorch(torch, reduction):
 def test_ctc_loss_of_an_impossible_target_is_inf_per_sequence(torch):
     logp = cr.tensor(RNG.normal(size=(3, 2, 3))).log_softmax(2)
     loss = F.ctc_loss(logp, cr.tensor([[1, 1], [1, 2]]), [2, 2], [2, 2], reduction="none")
-    expected = torch.nn.functional.ctc_loss(torch.tensor(logp.data), torch.tensor([[1, 1], [1, 2]]),
+    expected = torch.nn.functional.ctc_loss(torch.from_numpy(logp.numpy()),
+                                            torch.tensor([[1, 1], [1, 2]]),
                                             [2, 2], [2, 2], reduction="none")  # fmt: skip
-    np.testing.assert_allclose(loss.data, expected.numpy(), rtol=1e-12)
-    assert loss.data[0] == np.inf
+    np.testing.assert_allclose(loss.detach().numpy(), expected.numpy(), rtol=1e-12)
+    assert loss.detach().numpy()[0] == np.inf
 
 
 def test_ctc_loss_unbatched_and_module_and_torch_level_agree(torch):

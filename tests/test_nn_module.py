@@ -110,7 +110,7 @@ def test_registration_errors():
 def test_parameter_shares_memory_and_requires_grad():
     data = chainrule.zeros(2)
     param = nn.Parameter(data)
-    assert param.requires_grad and param.data is data.data
+    assert param.requires_grad and param.detach().numpy() is data.detach().numpy()
     assert repr(param) == "Parameter containing:\ntensor([0., 0.], requires_grad=True)"
 
 
@@ -134,7 +134,7 @@ def test_zero_grad_and_requires_grad():
     net(chainrule.randn(4, 3)).sum().backward()
     assert all(p.grad is not None for p in net.parameters())
     net.zero_grad(set_to_none=False)
-    assert all(not p.grad.data.any() for p in net.parameters())
+    assert all(not p.grad.detach().numpy().any() for p in net.parameters())
     net.zero_grad()
     assert all(p.grad is None for p in net.parameters())
     net.requires_grad_(False)
@@ -159,7 +159,7 @@ def test_deepcopy_gives_independent_weights():
     assert list(twin.state_dict()) == list(net.state_dict())
     with chainrule.no_grad():
         twin[1].weight.fill_(0.0)
-    assert net[1].weight.data.any()
+    assert net[1].weight.detach().numpy().any()
 
 
 # State dicts.
@@ -168,13 +168,18 @@ def test_deepcopy_gives_independent_weights():
 def test_state_dict_shares_memory_and_round_trips(both):
     ours, theirs = both
     state = ours.state_dict()
-    assert state["1.weight"].data is ours[1].weight.data and not state["1.weight"].requires_grad
+    assert (
+        state["1.weight"].detach().numpy() is ours[1].weight.detach().numpy()
+        and not state["1.weight"].requires_grad
+    )
     ours.load_state_dict(theirs.state_dict())  # PyTorch tensors load as they are
     for mine, expected in zip(ours.state_dict().values(), theirs.state_dict().values()):
         np.testing.assert_array_equal(mine.numpy(), expected.numpy())
     fresh = model(chainrule)
     fresh.load_state_dict(ours.state_dict())
-    np.testing.assert_array_equal(fresh[0].inner.weight.data, ours[0].inner.weight.data)
+    np.testing.assert_array_equal(
+        fresh[0].inner.weight.detach().numpy(), ours[0].inner.weight.detach().numpy()
+    )
 
 
 def _weights(net):
@@ -198,7 +203,7 @@ def test_load_state_dict_strict_errors_leave_the_model_unchanged():
     assert _unchanged(net, before)
     result = net.load_state_dict(state, strict=False)
     assert result == nn.IncompatibleKeys(missing_keys=["1.bias"], unexpected_keys=["1.extra"])
-    assert np.all(net[1].weight.data == 7)
+    assert np.all(net[1].weight.detach().numpy() == 7)
 
 
 class Unreadable:
@@ -251,11 +256,15 @@ def test_forward_hooks_change_inputs_and_outputs_and_are_removable():
     pre = layer.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
     post = layer.register_forward_hook(lambda m, args, out: calls.append(args[0]) or out * 2)
     x = chainrule.ones(1, 2)
-    np.testing.assert_allclose(layer(x).data, 2 * layer.bias.data[None])
-    np.testing.assert_array_equal(calls[0].data, [[0.0, 0.0]])  # the hook saw the new args
+    np.testing.assert_allclose(layer(x).detach().numpy(), 2 * layer.bias.detach().numpy()[None])
+    np.testing.assert_array_equal(
+        calls[0].detach().numpy(), [[0.0, 0.0]]
+    )  # the hook saw the new args
     pre.remove(), post.remove()
     pre.remove()  # a second remove does nothing
-    np.testing.assert_allclose(layer(x).data, F.linear(x, layer.weight, layer.bias).data)
+    np.testing.assert_allclose(
+        layer(x).detach().numpy(), F.linear(x, layer.weight, layer.bias).detach().numpy()
+    )
 
 
 def test_forward_hooks_with_kwargs_and_prepend_run_in_order():
@@ -283,8 +292,8 @@ def test_non_persistent_buffers_stay_out_of_state_dict_and_load_strictly(torch):
     assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
     state = {k: v * 0 + 3 for k, v in theirs.state_dict().items()}
     ours.load_state_dict(state)
-    np.testing.assert_array_equal(ours.scale.data, [3.0, 3.0])
-    np.testing.assert_array_equal(ours.mask.data, [1.0, 1.0])
+    np.testing.assert_array_equal(ours.scale.detach().numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(ours.mask.detach().numpy(), [1.0, 1.0])
     missing = ours.load_state_dict({"weight": state["weight"]}, strict=False)
     assert missing.missing_keys == ["bias", "scale"]
 
@@ -308,7 +317,7 @@ def test_a_detached_parameter_is_a_plain_tensor_as_in_pytorch():
     weight = chainrule.nn.Parameter(chainrule.ones(2))
     detached = weight.detach()
     assert type(detached) is chainrule.Tensor and not detached.requires_grad
-    assert np.shares_memory(detached.data, weight.data)
+    assert np.shares_memory(detached.detach().numpy(), weight.detach().numpy())
     layer = chainrule.nn.Linear(2, 1)
     layer.frozen = layer.weight.detach()
     assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]

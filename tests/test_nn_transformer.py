@@ -133,7 +133,9 @@ def test_stacks_deep_copy_the_layer():
     weights = [block.linear1.weight for block in encoder.layers]
     assert len({id(w) for w in weights}) == 3
     assert all(w is not layer.linear1.weight for w in weights)
-    np.testing.assert_array_equal(weights[0].data, weights[2].data)  # copies, not redraws
+    np.testing.assert_array_equal(
+        weights[0].detach().numpy(), weights[2].detach().numpy()
+    )  # copies, not redraws
     assert len(list(encoder.parameters())) == 3 * len(list(layer.parameters()))
     decoder = nn.TransformerDecoder(decoder_layer(chainrule), 2)
     assert decoder.layers[0].multihead_attn is not decoder.layers[1].multihead_attn
@@ -143,12 +145,12 @@ def test_transformer_init_is_xavier_uniform():
     chainrule.manual_seed(6)
     model = nn.Transformer(64, 4, 1, 1, dim_feedforward=256)
     layer = model.encoder.layers[0]
-    _uniform_bound_check(layer.self_attn.in_proj_weight.data, math.sqrt(6 / (64 + 192)))
-    _uniform_bound_check(layer.linear1.weight.data, math.sqrt(6 / (64 + 256)))
-    _uniform_bound_check(model.decoder.layers[0].self_attn.out_proj.weight.data,
+    _uniform_bound_check(layer.self_attn.in_proj_weight.detach().numpy(), math.sqrt(6 / (64 + 192)))
+    _uniform_bound_check(layer.linear1.weight.detach().numpy(), math.sqrt(6 / (64 + 256)))
+    _uniform_bound_check(model.decoder.layers[0].self_attn.out_proj.weight.detach().numpy(),
                          math.sqrt(6 / 128))  # fmt: skip
-    np.testing.assert_array_equal(model.encoder.norm.weight.data, 1.0)
-    assert not layer.self_attn.in_proj_bias.data.any()
+    np.testing.assert_array_equal(model.encoder.norm.weight.detach().numpy(), 1.0)
+    assert not layer.self_attn.in_proj_bias.detach().numpy().any()
 
 
 def test_dropout_is_active_in_training_only():

@@ -88,7 +88,7 @@ def test_weight_norm_matches_pytorch_values_and_gradients(torch, dim):
 
 def test_weight_norm_keeps_the_weight_and_lists_g_and_v_in_the_state_dict():
     layer = nn.Conv2d(2, 3, 3)
-    before = layer.weight.data.copy()
+    before = layer.weight.detach().numpy().copy()
     nn.utils.weight_norm(layer)
     assert layer.weight_g.shape == (3, 1, 1, 1)
     np.testing.assert_allclose(layer.weight.data, before, rtol=1e-6)

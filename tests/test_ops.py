@@ -98,7 +98,9 @@ def test_value_and_gradient_match_pytorch(name, data, torch):
     assert len(out) == len(expected)
     for o, e in zip(out, expected):
         assert o.shape == tuple(e.shape)
-        np.testing.assert_allclose(o.data, e.detach().numpy(), atol=case.atol, rtol=case.rtol)
+        np.testing.assert_allclose(
+            o.detach().numpy(), e.detach().numpy(), atol=case.atol, rtol=case.rtol
+        )
     if not _differentiable(name):
         return
     vectors = [np.random.default_rng(0).standard_normal(o.shape) for o in out]
@@ -123,7 +125,9 @@ def test_value_and_gradient_match_pytorch(name, data, torch):
         )
         if g is not None:
             assert g.shape == tuple(e.shape)
-            np.testing.assert_allclose(g.data, e.numpy(), atol=case.atol, rtol=case.rtol)
+            np.testing.assert_allclose(
+                g.detach().numpy(), e.numpy(), atol=case.atol, rtol=case.rtol
+            )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -156,7 +160,7 @@ def test_read_only_inputs_stay_untouched(name, data):
     if outs:
         chainrule.autograd.backward(outs, [chainrule.ones_like(o) for o in outs])
     for t, original in zip(inputs, copies):
-        np.testing.assert_array_equal(t.data, original)
+        np.testing.assert_array_equal(t.detach().numpy(), original)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -179,8 +183,8 @@ def test_non_contiguous_inputs_give_the_same_result(name, data):
         needs = [o for o in outs if o.requires_grad]
         if needs:
             chainrule.autograd.backward(needs, [chainrule.ones_like(o) for o in needs])
-            grads = [None if t.grad is None else t.grad.data for t in inputs]
-        results.append(([o.data for o in outs], grads))
+            grads = [None if t.grad is None else t.grad.detach().numpy() for t in inputs]
+        results.append(([o.detach().numpy() for o in outs], grads))
     (values, grads), (strided_values, strided_grads) = results
     assert len(values) == len(strided_values) and len(grads) == len(strided_grads)
     for first, second in zip(values + grads, strided_values + strided_grads):
@@ -214,7 +218,7 @@ def test_forward_mode_agrees_with_reverse_mode(name, data):
     )
     outs, tangents_out = _outputs(out), _outputs(tangent_out)
     cotangents = [rng.standard_normal(o.shape) for o in outs]
-    forward = sum(float(np.sum(u * t.data)) for u, t in zip(cotangents, tangents_out))
+    forward = sum(float(np.sum(u * t.detach().numpy())) for u, t in zip(cotangents, tangents_out))
     inputs = _make_inputs(case, arrays)
     outs = _outputs(_run(case, chainrule, inputs))
     pairs = [(o, u) for o, u in zip(outs, cotangents) if o.requires_grad]
@@ -223,6 +227,8 @@ def test_forward_mode_agrees_with_reverse_mode(name, data):
         grad_outputs=[Tensor(u) for _, u in pairs], allow_unused=True,
     )  # fmt: skip
     reverse = sum(
-        float(np.sum(g.data * tangents[i])) for i, g in zip(wanted, grads) if g is not None
+        float(np.sum(g.detach().numpy() * tangents[i]))
+        for i, g in zip(wanted, grads)
+        if g is not None
     )
     assert forward == pytest.approx(reverse, rel=max(case.rtol, 1e-9), abs=max(case.atol, 1e-9))

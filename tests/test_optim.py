@@ -135,7 +135,7 @@ def test_state_dict_round_trip_resumes_exactly(name, options):
     optimizer = getattr(optim, name)(groups_of(first, True), **options)
     train(first, optimizer, x, y, 10)
     saved = optimizer.state_dict()
-    resumed = [nn.Parameter(chainrule.tensor(p.data.copy())) for p in first]
+    resumed = [nn.Parameter(chainrule.tensor(p.detach().numpy().copy())) for p in first]
     fresh = getattr(optim, name)(groups_of(resumed, True), **options)
     fresh.load_state_dict(saved)
     train(first, optimizer, x, y, 5)  # the original goes on: the loaded state must be a copy

@@ -77,7 +77,9 @@ def test_state_tensors_are_views_and_a_loaded_state_is_taken_up():
     assert state["state"][0]["step"] == 3 and state["state"][0]["exp_avg"].shape == (4, 8)
 
     # A copy made now and trained on agrees with the original trained on.
-    twin_params = [chainrule.nn.Parameter(chainrule.tensor(p.data.copy())) for p in params]
+    twin_params = [
+        chainrule.nn.Parameter(chainrule.tensor(p.detach().numpy().copy())) for p in params
+    ]
     groups = [{"params": twin_params[:2], "lr": 0.003}, {"params": twin_params[2:]}]
     twin = optim.AdamW(groups, lr=0.01)
     saved = {"state": {k: {n: (v.clone() if hasattr(v, "clone") else v) for n, v in s.items()}

@@ -193,7 +193,7 @@ def test_state_dict_has_pytorch_layout_and_resumes_exactly(torch, name, options)
     assert list(mine["state"][0]) == list(expected["state"][0])
     assert mine["param_groups"] == expected["param_groups"]
 
-    resumed = [nn.Parameter(chainrule.tensor(p.data.copy())) for p in ours]
+    resumed = [nn.Parameter(chainrule.tensor(p.detach().numpy().copy())) for p in ours]
     fresh = getattr(optim, name)(groups_of(resumed, True), **options)
     fresh.load_state_dict(mine)
     train(ours, optimizer, x, y, 10)

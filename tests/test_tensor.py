@@ -110,12 +110,12 @@ def test_data_update_from_grad_matches_pytorch_outside_autograd(torch, dtype):
     theirs = torch.tensor(values, requires_grad=True)
     for w in (ours, theirs):
         (w * w * w).sum().backward()
-    grad_before, version_before = ours.grad.data.copy(), theirs._version
+    grad_before, version_before = ours.grad.detach().numpy().copy(), theirs._version
     for w in (ours, theirs):
         w.data -= 0.1 * w.grad  # every PyTorch tutorial's update
-    np.testing.assert_array_equal(ours.data, theirs.detach().numpy())
-    assert ours.data.dtype == dtype and isinstance(ours.data, np.ndarray)
-    np.testing.assert_array_equal(ours.grad.data, grad_before)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    assert ours.dtype == dtype and ours._version == theirs._version == version_before
+    np.testing.assert_array_equal(ours.grad.numpy(), grad_before)
     assert ours.is_leaf and ours.requires_grad and ours.grad_fn is None
     assert ours._version == 0 and theirs._version == version_before  # .data: no version bump
 
@@ -182,7 +182,7 @@ def test_numpy_operands_on_the_left_of_a_comparison_flip_it():
 def test_other_numpy_ufuncs_on_tensors_are_refused_with_the_fix():
     t = chainrule.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(TypeError, match=r"np.exp: NumPy ufuncs do not take chainrule Tensors; "
-                       r"call t.exp\(...\) instead, .* or pass t.data"):  # fmt: skip
+                       r"call t.exp\(...\) instead, .* or pass t.detach\(\).numpy"):  # fmt: skip
         np.exp(t)
     with pytest.raises(TypeError, match=r"np.add.reduce: .* compute it with chainrule's ops"):
         np.add.reduce(t)

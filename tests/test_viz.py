@@ -342,8 +342,8 @@ def test_trace_tensor_rows_show_shapes_and_known_values():
         ("t2", "mul(t1, t0)"),
         ("t3", "sum(t2)"),
     ]
-    np.testing.assert_allclose(rows[1].value, np.exp(a.data))
-    np.testing.assert_allclose(rows[1].grad, a.data)
+    np.testing.assert_allclose(rows[1].value, np.exp(a.detach().numpy()))
+    np.testing.assert_allclose(rows[1].grad, a.detach().numpy())
     assert rows[2].value is None and rows[2].shape == (2, 2)
     assert rows[3].value == pytest.approx(float(out))
     text = str(trace_table(out))

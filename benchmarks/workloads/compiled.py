@@ -28,9 +28,9 @@ def as_arrays(result) -> list[np.ndarray]:
     arrays = []
     for item in result:
         if isinstance(item, (list, tuple)):
-            arrays.append(np.stack([t.data for t in item]))
+            arrays.append(np.stack([t.numpy() for t in item]))
         else:
-            arrays.append(item.data)
+            arrays.append(item.numpy())
     return arrays
 
 

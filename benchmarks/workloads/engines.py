@@ -74,7 +74,7 @@ def chainrule_engine(keep_tensors: bool = False) -> Engine:
         cr.tanh,
         cr.relu,
         cross_entropy,
-        backward_record((lambda t: t.detach()) if keep_tensors else (lambda t: t.data)),
+        backward_record((lambda t: t.detach()) if keep_tensors else (lambda t: t.detach().numpy())),
         sgd,
         list if keep_tensors else np.stack,
     )

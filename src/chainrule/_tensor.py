@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 
+from . import observe
+from .errors import DTypeError, fmt_dtype
 from .methods.aliases import AliasMethods
 from .methods.factories import FactoryMethods
 from .methods.indexing import IndexingMethods
@@ -38,7 +40,8 @@ class Tensor(
 ):
     """An n-dimensional array that records the ops applied to it, for automatic gradients.
 
-    ``data`` is the NumPy array, ``grad`` the accumulated gradient (a Tensor, or None),
+    ``data`` is the same values as a detached Tensor (``numpy()`` gives the NumPy array),
+    ``grad`` the accumulated gradient (a Tensor, or None),
     ``grad_fn`` the node that produced it (None for leaves). Python floats become float32;
     NumPy float64 input stays float64. Names and semantics follow PyTorch.
 
@@ -65,6 +68,51 @@ class Tensor(
     # Dtype conversion (to, float, double...) is in `chainrule.methods.factories`.
 
     # Autograd.
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's memory as a new Tensor outside autograd, as PyTorch's ``.data``: no
+        ``grad_fn``, ``requires_grad`` False, and a version counter of its own, so that
+        in-place ops on it (``p.data.add_(-lr * p.grad)``) change this tensor without being
+        recorded and without tripping the check of tensors saved for backward (`detach`
+        shares the counter and does not). A Parameter's ``data`` is a plain Tensor.
+
+        Assigning a Tensor replaces this tensor's values by that tensor's memory (shared, not
+        copied; shape and dtype may change); anything else is a TypeError, as in PyTorch, and
+        integer values for a tensor that requires grad a `DTypeError` (a RuntimeError too).
+        The NumPy array is ``t.numpy()`` (``t.detach().numpy()`` when ``t`` requires grad).
+
+        >>> import chainrule
+        >>> w = chainrule.tensor([1.0, 2.0], requires_grad=True)
+        >>> w.data.add_(-0.5 * chainrule.ones(2))
+        tensor([0.5000, 1.5000])
+        >>> w
+        tensor([0.5000, 1.5000], requires_grad=True)
+        >>> w.data = chainrule.zeros(3)
+        >>> w
+        tensor([0., 0., 0.], requires_grad=True)
+        """
+        if observe.current is not None:
+            observe.current.data_read(self)
+        return Tensor._make(self._array)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"data: a tensor's data can only be set to a Tensor, got "
+                f"{type(value).__name__}; wrap it with chainrule.tensor(...)"
+            )
+        if self._requires_grad and value._array.dtype.kind != "f":
+            raise DTypeError(
+                f"data: this tensor requires grad, so its data must be floating point, got "
+                f"{fmt_dtype(value._array.dtype)}"
+            )
+        if value._array is self._array:
+            return  # ``t.data -= x``: the in-place op wrote into this tensor's memory already
+        if observe.current is not None:
+            observe.current.data_assigned(self)
+        self._array = value._array
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph=False):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.

@@ -104,7 +104,10 @@ def accumulate_grad(leaf: Tensor, total: np.ndarray, owned: bool) -> np.ndarray:
     # Without a .grad, a copy unless the pass made the sum: g may be shared with other leaves
     # or be a read-only broadcast view.
     fresh = grad is None
-    array = (total if owned else np.array(total)) if fresh else np.asarray(grad._array + total)
+    # A NumPy scalar (a 0-d rule's result) becomes a 0-d array: ``.grad`` is written in place
+    # (``p.grad.zero_()``).
+    kept = owned and type(total) is np.ndarray
+    array = (total if kept else np.array(total)) if fresh else np.asarray(grad._array + total)
     leaf._grad = Tensor._make(array)
     return array
 

@@ -122,10 +122,11 @@ class Observer:
         """A tensor's values were taken into Python or NumPy (``what``: ``"item()"``...)."""
 
     def data_read(self, tensor) -> None:
-        """Code outside chainrule read ``tensor.data``."""
+        """Code outside chainrule read ``tensor.data`` (a new Tensor over the same array)."""
 
     def data_assigned(self, tensor) -> None:
-        """Code outside chainrule assigned ``tensor.data``."""
+        """Code outside chainrule assigned ``tensor.data``: ``tensor`` now holds another
+        array (not told for ``t.data -= x``, whose in-place op wrote into the same one)."""
 
     def module_called(self, module) -> None:
         """An `nn.Module` was called."""

@@ -104,7 +104,8 @@ class AfterAccumulate:
 
 
 class TensorBase:
-    """What every `Tensor` is: ``_array`` (its values, a NumPy array; ``data`` to users),
+    """What every `Tensor` is: ``_array`` (its values, a NumPy array; users reach it through
+    ``numpy()``, ``np.asarray`` or ``detach().numpy()``, and ``data`` is a detached Tensor),
     ``grad`` (the accumulated gradient, a Tensor or None), ``grad_fn`` (the node that made it;
     None for leaves), ``requires_grad``, and the engine's bookkeeping: which output of
     ``grad_fn`` it is, the version counter it shares with its views, hooks, its forward-mode
@@ -154,21 +155,6 @@ class TensorBase:
         t._tangent = None
         t._view = None
         return t
-
-    @property
-    def data(self) -> np.ndarray:
-        """The tensor's values: its NumPy array itself (shared, not copied), outside autograd.
-        Assigning replaces the array (the engine's own code uses ``_array``; an observer,
-        such as the compiler recording a step, is told of both)."""
-        if observe.current is not None:
-            observe.current.data_read(self)
-        return self._array
-
-    @data.setter
-    def data(self, value: np.ndarray) -> None:
-        if observe.current is not None:
-            observe.current.data_assigned(self)
-        self._array = value
 
     # Array facts.
 
@@ -319,27 +305,26 @@ class TensorBase:
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if observe.current is not None:
             observe.current.values_read("NumPy conversion (np.asarray)")
-        return self._array if dtype is None else self._array.astype(dtype)
+        return np.asarray(self._array) if dtype is None else self._array.astype(dtype)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
         """NumPy's hook for ufuncs given a Tensor: writing into plain arrays works, an array on
         the left of an operator gives the Tensor's operator, and any other ufunc is refused.
 
-        ``w.data -= lr * w.grad`` (any ufunc with ``out=`` plain arrays) reads Tensors as
-        their arrays, outside autograd as in PyTorch: the version counter does not move. An
-        array or NumPy scalar on the left of ``+ - * / ** @`` or a comparison gives the
-        Tensor's reflected operator, so ``np.ones(3) + t`` is a Tensor with gradients, as
-        ``t + np.ones(3)`` is. ``np.exp(t)`` and the like raise TypeError: call chainrule's
-        function (``t.exp()``), or give NumPy ``t.data``.
+        A ufunc with ``out=`` plain arrays (``np.subtract(a, t, out=a)``) reads Tensors as
+        their arrays, outside autograd. An array or NumPy scalar on the left of
+        ``+ - * / ** @`` or a comparison gives the Tensor's reflected operator, so
+        ``np.ones(3) + t`` is a Tensor with gradients, as ``t + np.ones(3)`` is.
+        ``np.exp(t)`` and the like raise TypeError: call chainrule's function (``t.exp()``),
+        or give NumPy ``t.numpy()`` (``t.detach().numpy()`` when it requires grad).
 
         >>> import chainrule
         >>> w = chainrule.tensor([1.0, 2.0], requires_grad=True)
-        >>> (w * w).sum().backward()
-        >>> w.data -= 0.25 * w.grad
-        >>> w
-        tensor([0.5000, 1.0000], requires_grad=True)
         >>> np.ones(2, dtype=np.float32) - w
-        tensor([0.5000, 0.0000], grad_fn=<SubBackward>)
+        tensor([ 0., -1.], grad_fn=<SubBackward>)
+        >>> a = np.zeros(2, dtype=np.float32)
+        >>> np.subtract(a, w, out=a)
+        array([-1., -2.], dtype=float32)
         """
         if not kwargs and method == "__call__" and len(inputs) == 2:
             operator = _REFLECTED.get(ufunc)
@@ -355,8 +340,8 @@ class TensorBase:
         else:
             fix = "compute it with chainrule's ops, which record gradients"
         raise TypeError(
-            f"{name}: NumPy ufuncs do not take chainrule Tensors; {fix}, or pass t.data "
-            "(t.numpy() when no grad is needed) for a plain array"
+            f"{name}: NumPy ufuncs do not take chainrule Tensors; {fix}, or pass "
+            "t.detach().numpy() (t.numpy() when it does not require grad) for a plain array"
         )
 
     def __len__(self) -> int:

@@ -38,13 +38,13 @@ class MLP(nn.Module):
 def cross_entropy(logits, y):
     """Mean over the batch: the mean over each rank's half, averaged over ranks, is the mean
     over the global batch."""
-    one_hot = chainrule.tensor(np.eye(CLASSES)[y.data])
+    one_hot = chainrule.tensor(np.eye(CLASSES)[y.numpy()])
     return -(logits.log_softmax(dim=1) * one_hot).sum(dim=1).mean()
 
 
 def flat(model) -> np.ndarray:
     """Every parameter, copied into one vector."""
-    return np.concatenate([p.data.ravel() for p in model.parameters()])
+    return np.concatenate([p.detach().numpy().ravel() for p in model.parameters()])
 
 
 def train(model, loader, sampler, steps: int) -> None:

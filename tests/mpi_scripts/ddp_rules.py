@@ -41,13 +41,13 @@ def check_accumulation(rank: int) -> None:
     for x in batches:
         # autograd.grad leaves .grad and DDP's hooks alone: the local gradient, unaveraged.
         for total, g in zip(expected, autograd.grad(loss_of(ddp.module(x)), params)):
-            total.data += g.data
+            total += g
     for total in expected:
         dist.all_reduce(total, op="mean")
     for x in batches:
         loss_of(ddp(x)).backward()
     for p, total in zip(params, expected):
-        np.testing.assert_allclose(p.grad.data, total.data, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(p.grad.numpy(), total.numpy(), rtol=1e-12, atol=1e-12)
     module = ddp.module
     del ddp
     gc.collect()  # the hooks hold the wrapper weakly: the bare module now trains on its own
@@ -77,7 +77,7 @@ def check_weight_outside_forward(rank: int) -> None:
         dist.all_reduce(g, op="mean")
     (loss_of(ddp(x)) + (ddp.module.weight**2).sum()).backward()
     for p, g in zip(params, expected):
-        np.testing.assert_allclose(p.grad.data, g.data, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(p.grad.numpy(), g.numpy(), rtol=1e-12, atol=1e-12)
     print(f"rank {rank}: weight outside forward: averaged with the penalty", flush=True)
 
 

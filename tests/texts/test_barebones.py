@@ -149,9 +149,9 @@ def test_grad_is_an_array_and_sgd_steps_lower_a_quadratic_loss():
 def test_grad_is_the_stored_gradient_not_a_copy():
     a = Tensor(3.0, requires_grad=True)
     (a * 2).backward()
-    assert a.grad is a._grad.data
+    assert a.grad is a._grad._array
     a.grad = np.array(5.0, dtype=np.float32)
-    assert a._grad.data.item() == 5.0
+    assert a._grad.item() == 5.0
     with pytest.raises(chainrule.ShapeError, match=r"grad: assigned grad has shape \(2,\)"):
         a.grad = np.zeros(2, dtype=np.float32)
 

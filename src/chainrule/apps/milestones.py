@@ -246,14 +246,14 @@ def convolution_1998(
         wrong = np.flatnonzero(predictions != y_test._array)[:8]
         right.set_axis_off()
         right.set_title(
-            f"{len(np.flatnonzero(predictions != y_test.data))} held-out mistakes "
+            f"{len(np.flatnonzero(predictions != y_test._array))} held-out mistakes "
             "(true → predicted)",
             fontsize=10,
         )
         for k, i in enumerate(wrong):
             inset = right.inset_axes((0.25 * (k % 4), 0.5 - 0.5 * (k // 4), 0.23, 0.45))
             inset.imshow(X_test._array[i, 0], cmap="gray_r")
-            inset.set_title(f"{y_test.data[i]} → {predictions[i]}", fontsize=9)
+            inset.set_title(f"{y_test._array[i]} → {predictions[i]}", fontsize=9)
             inset.set_axis_off()
         _save(figure, plot)
     return {

@@ -192,7 +192,6 @@ class CompiledFunction:
         tracer = Tracer(tensors, self.fullgraph)
         with tracer:
             result = self.fn(*args, **kwargs)
-            tracer.check_data()
         self.stats["traced"] += 1
         try:
             if tracer.broken is not None:
@@ -342,8 +341,6 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     for var_b, tensor_b, snap_b in b.free:
         var_a = first_of[id(var_b)]
         tensor_a, snap_a = snapshots[var_a]
-        if tensor_a is not tensor_b and var_b in b.suspect:
-            raise _Eager(_after_data(b, var_b))
         if tensor_a is tensor_b:
             var_b.source, var_b.value = tensor_b, labels.get(id(tensor_b), var_b.name)
             states.append(var_b)
@@ -354,8 +351,6 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
             raise _Eager(_unstable(b, var_b))
     for var_b, snap_b in b.raw:
         var_a = first_of[id(var_b)]
-        if var_b in b.suspect:
-            raise _Eager(_after_data(b, var_b))
         if not _same_array(snapshots[var_a][1], snap_b):
             raise _Eager(_unstable(b, var_b))
         var_b.value = snap_b
@@ -482,16 +477,8 @@ def _reader(tracer: Tracer, var: Var) -> str:
 def _unstable(tracer: Tracer, var: Var) -> str:
     return (
         f"the values of a tensor that {_reader(tracer, var)} reads differ between two calls, "
-        "and the record does not say how they were made (NumPy work on .data, or a tensor "
-        "made from Python values that change)"
-    )
-
-
-def _after_data(tracer: Tracer, var: Var) -> str:
-    return (
-        f"{_reader(tracer, var)} reads an array made after the function read a tensor's "
-        ".data, perhaps from it in NumPy, which the record cannot follow; compute it with "
-        "tensor ops"
+        "and the record does not say how they were made (a tensor made from Python or NumPy "
+        "values that change)"
     )
 
 

@@ -58,11 +58,6 @@ class Tracer(Observer):
         self.grad_results: list[Tensor] = []  # results that require grad (`compiled`)
         self.result_grads: list = []  # Vars (None: no gradient), from `trace_result_backward`
         self.result_leaves: list = []
-        # `.data` read by the function's own code: (var, array, its values then, equations
-        # recorded by then); and the Vars first seen after such a read (`compiled` refuses to
-        # take them for constants: they may be NumPy work on what was read).
-        self.escaped: list[tuple] = []
-        self.suspect: set[Var] = set()
         self._count = 0
         # The observer is global: another thread's ops (a data loader's) run as usual, never
         # recorded, and so do this thread's while it runs an op or a whole call (`unobserved`).
@@ -114,8 +109,6 @@ class Tracer(Observer):
                 self._count += 1
                 var = self._name(data, Var(f"s{self._count}", "state", data.shape, data.dtype))
                 self.free.append((var, value, np.array(data, copy=True)))
-                if self.escaped:
-                    self.suspect.add(var)
             return var
         if isinstance(value, np.ndarray):
             var = self.vars.get(id(value))
@@ -123,8 +116,6 @@ class Tracer(Observer):
                 self._count += 1
                 var = self._name(value, Var(f"c{self._count}", "const", value.shape, value.dtype))
                 self.raw.append((var, np.array(value, copy=True)))
-                if self.escaped:
-                    self.suspect.add(var)
             return var
         if type(value) in (tuple, list):
             mapped = [self.var_of(v) for v in value]
@@ -244,35 +235,18 @@ class Tracer(Observer):
         self._record(eq)
 
     def data_read(self, tensor: Tensor) -> None:
-        """The function's own code read ``tensor.data``: what it does with the array happens
-        in NumPy, out of the record's sight. Reading is fine (returning the array, say); what
-        `check_data` and `compiled` catch is the array changed in place, or new arrays given
-        to ops afterwards."""
-        if not self.recording():
-            return
-        data = tensor._array
-        var = self.var_of(tensor)
-        self.escaped.append((var, data, np.array(data, copy=True), len(self.equations)))
+        """The function's own code read ``tensor.data``, a new Tensor over the same array:
+        the array's Var is named after ``tensor`` itself now, so that a record whose first
+        sight of a state tensor is its ``.data`` (``p.data.add_(-lr * p.grad)``) still reads
+        and writes that tensor at each replay. What is done with ``.data`` is recorded as
+        with any tensor (taking its values into NumPy ends the record, `values_read`)."""
+        if self.recording():
+            self.var_of(tensor)
 
     def data_assigned(self, tensor: Tensor) -> None:
         """The function's own code assigned ``tensor.data``: the record ends."""
         if self.recording():
             self.graph_break("assigning a tensor's .data is not traced")
-
-    def check_data(self) -> None:
-        """End the record if an array whose ``.data`` the function read was changed in place
-        by NumPy (``w.data -= lr * g``), where no recorded write or whole call could have."""
-        for var, array, values, at in self.escaped:
-            later = self.equations[at:]
-            explained = any(
-                eq.kind == "call" or (eq.kind == "write" and eq.ins[0] is var) for eq in later
-            )
-            if not explained and not np.array_equal(array, values, equal_nan=True):
-                self.graph_break(
-                    f"NumPy changed {var.name}'s .data in place; use the tensor's in-place ops "
-                    "(under no_grad) so that the record sees the change"
-                )
-                return
 
     def backward_begins(self, create_graph: bool, to_leaves: bool) -> bool:
         """`run_backward` starts: its rules' ops are the backward phase. Returns whether it

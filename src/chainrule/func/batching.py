@@ -71,7 +71,7 @@ class ShapeOnly:
     def __getattr__(self, name: str):
         if name.startswith("__"):  # protocol probes (NumPy's __array_interface__...)
             raise AttributeError(name)
-        raise NeedsValues(self.level, f"func reads .data.{name} of a batched tensor")
+        raise NeedsValues(self.level, f"func reads the array's .{name} of a batched tensor")
 
     def __array_function__(self, fn, types, args, kwargs):
         # Shape-only NumPy functions see a zero-stride stand-in (no memory); the _like
@@ -133,6 +133,15 @@ class BatchTracer(Tensor):
     def detach(self) -> BatchTracer:
         """The same examples without history."""
         return BatchTracer.wrap(self.inner.detach(), self.level)
+
+    @property
+    def data(self) -> BatchTracer:
+        """The same examples outside autograd (`Tensor.data` of the batched tensor)."""
+        return BatchTracer.wrap(self.inner.data, self.level)
+
+    @data.setter
+    def data(self, value) -> None:
+        raise NeedsValues(self.level, "assigning .data of a batched tensor")
 
     def backward(self, *args, **kwargs) -> None:
         """Refused: inside vmap, take gradients with chainrule.func.grad."""

@@ -176,7 +176,7 @@ def _map_in_place(tensor, name: str, fn, *others):
             f"{name}: a Python function on each element is not differentiable, and this "
             f"tensor requires grad; call it on tensor.detach()"
         )
-    arrays = [np.broadcast_to(getattr(o, "data", o), tensor.shape) for o in others]
+    arrays = [np.broadcast_to(getattr(o, "_array", o), tensor.shape) for o in others]
     values = np.frompyfunc(fn, 1 + len(arrays), 1)(tensor._array, *arrays)
     try:
         tensor._array[...] = values.astype(tensor.dtype)

@@ -94,7 +94,7 @@ def uniform_(
 
     >>> import chainrule
     >>> w = uniform_(chainrule.zeros(1000), -2.0, 2.0)
-    >>> bool(w.data.min() >= -2.0 and w.data.max() < 2.0)
+    >>> bool(w.min() >= -2.0 and w.max() < 2.0)
     True
     """
     _check(tensor, "uniform_")
@@ -144,7 +144,7 @@ def xavier_uniform_(
 
     >>> import chainrule
     >>> w = xavier_uniform_(chainrule.zeros(30, 20))
-    >>> bool(abs(w.data).max() <= (6 / 50) ** 0.5)
+    >>> bool(w.abs().max() <= (6 / 50) ** 0.5)
     True
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_uniform_"))
@@ -182,7 +182,7 @@ def kaiming_uniform_(
 
     >>> import chainrule
     >>> w = kaiming_uniform_(chainrule.zeros(64, 27), nonlinearity="relu")
-    >>> bool(abs(w.data).max() <= (6 / 27) ** 0.5)
+    >>> bool(w.abs().max() <= (6 / 27) ** 0.5)
     True
     """
     std = _kaiming_std(_check(tensor, "kaiming_uniform_"), a, mode, nonlinearity)
@@ -220,7 +220,7 @@ def trunc_normal_(
 
     >>> import chainrule
     >>> w = trunc_normal_(chainrule.zeros(1000), std=2.0, a=-1.0, b=3.0)
-    >>> bool(w.data.min() >= -1.0 and w.data.max() <= 3.0)
+    >>> bool(w.min() >= -1.0 and w.max() <= 3.0)
     True
     """
     _check(tensor, "trunc_normal_")
@@ -261,7 +261,7 @@ def orthogonal_(
 
     >>> import chainrule
     >>> w = orthogonal_(chainrule.zeros(3, 5))
-    >>> bool(abs(w.data @ w.data.T - chainrule.eye(3).data).max() < 1e-6)
+    >>> bool((w @ w.T - chainrule.eye(3)).abs().max() < 1e-6)
     True
     """
     if _check(tensor, "orthogonal_").ndim < 2:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _tensor, function
+from .. import _tensor, function, observe
 from ..errors import DTypeError, GraphError, ShapeError, fmt_shape
 
 __all__ = ["Add", "Function", "Mul", "Pow", "Tensor"]
@@ -52,6 +52,20 @@ class Tensor(_tensor.Tensor):
         return f"Tensor(data={self.data}, requires_grad={self.requires_grad})"
 
     @property
+    def data(self) -> np.ndarray:
+        """The text's ``data``: the NumPy array itself (chainrule's own ``Tensor.data`` is a
+        detached Tensor, as PyTorch's). Assigning replaces the array."""
+        if observe.current is not None:  # NumPy work on it is out of a recording's sight
+            observe.current.values_read("the text's Tensor.data")
+        return self._array
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        if observe.current is not None:
+            observe.current.data_assigned(self)
+        self._array = value
+
+    @property
     def _creator(self) -> Function | None:
         """The `Function` that made this tensor (chainrule's ``grad_fn``), None for a leaf.
 
@@ -66,7 +80,7 @@ class Tensor(_tensor.Tensor):
         It is the array of chainrule's stored gradient, not a copy; assigning an array (or
         None) replaces that gradient, checked for this tensor's shape and dtype.
         """
-        return None if self._grad is None else self._grad.data
+        return None if self._grad is None else self._grad._array
 
     @grad.setter
     def grad(self, value: np.ndarray | None) -> None:

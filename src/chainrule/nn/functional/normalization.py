@@ -96,7 +96,7 @@ def batch_norm(
         dims = (0, *range(2, len(shape)))
         mean = input.mean(dims, keepdim=True)
         var = input.var(dims, correction=0, keepdim=True)
-        with no_grad():  # ops, not NumPy on .data: a compiled step replays the updates
+        with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
             if running_mean is not None:
                 batch_mean = mean.reshape(channels)
                 running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
@@ -201,7 +201,7 @@ def instance_norm(
             )
         mean = input.mean(dims, keepdim=True)
         var = input.var(dims, correction=0, keepdim=True)
-        with no_grad():  # ops, not NumPy on .data: a compiled step replays the updates
+        with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
             if running_mean is not None:
                 batch_mean = mean.reshape(shape[0], channels).mean(0)
                 running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
