@@ -38,6 +38,10 @@ MISSING = [
     ("torch.onnx.export(torch.nn.Linear(1, 1), torch.zeros(1), 'model.onnx')",
      "torch.onnx.export: chainrule does not export models to ONNX; save the state_dict with "
      "torch.save and export from PyTorch"),
+    ("torch.save(torch.nn.Linear(1, 1), 'model.pt')",
+     "save: 'the object' has type Linear; only tensors, arrays, numbers, strings, None and "
+     "dicts, lists or tuples of them can be saved (nothing is pickled: save an object's "
+     "state_dict() instead)"),
 ]  # fmt: skip
 
 #: Mistakes about the program's own objects: a normal traceback, whatever chainrule has.

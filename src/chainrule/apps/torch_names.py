@@ -356,6 +356,8 @@ def missing_name(error: BaseException) -> str | None:
     mistakes (an attribute of its own objects, a keyword of its own functions)."""
     if isinstance(error, (MissingName, chainrule.errors.UnsupportedError)):
         return str(error)
+    if isinstance(error, chainrule.errors.SerializationError) and str(error).startswith("save:"):
+        return str(error)  # torch.save(model): a whole object, which would need pickle
     if isinstance(error, ModuleNotFoundError):
         return str(error) if str(error).startswith("chainrule has no") else None
     if isinstance(error, ImportError):  # from torch.nn import NoSuchLayer
