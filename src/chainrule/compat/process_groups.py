@@ -48,4 +48,27 @@ def init_process_group(*args, **kwargs) -> None:
     )
 
 
-__all__ = ["get_rank", "get_world_size", "init_process_group", "is_available", "is_initialized"]
+def destroy_process_group(group: Any = None) -> None:
+    """Raises AssertionError, as PyTorch does when no process group exists to destroy."""
+    raise AssertionError("Process group cannot be None")
+
+
+def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> None:
+    """Raises ValueError, as PyTorch does without a process group."""
+    raise _no_group()
+
+
+def all_reduce(tensor: Any, op: Any = None, group: Any = None, async_op: bool = False) -> None:
+    """Raises ValueError, as PyTorch does without a process group."""
+    raise _no_group()
+
+
+def broadcast(tensor: Any, src: int = 0, group: Any = None, async_op: bool = False) -> None:
+    """Raises ValueError, as PyTorch does without a process group."""
+    raise _no_group()
+
+
+__all__ = [
+    "all_reduce", "barrier", "broadcast", "destroy_process_group", "get_rank", "get_world_size",
+    "init_process_group", "is_available", "is_initialized",
+]  # fmt: skip
