@@ -1,11 +1,12 @@
 """Recurrent layers with PyTorch's names, shapes and parameters: the cells (RNNCell, LSTMCell,
 GRUCell) take one time step, and RNN, LSTM and GRU run stacked, optionally bidirectional
-layers over a whole sequence. Each step is composed from differentiable ops (no rows here).
-Packed sequences are not supported.
+layers over a whole sequence, padded or packed (a `PackedSequence` of sequences of different
+lengths). Each step is composed from differentiable ops (no rows here).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -19,6 +20,7 @@ from .. import functional as F
 from .. import init
 from ..functional._checks import _check_probability
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -77,8 +79,7 @@ def _check_nonlinearity(nonlinearity, owner: str) -> str:
 
 def _check_input(input, owner: str, dims: tuple[int, int], input_size: int, dtype) -> None:
     if not isinstance(input, Tensor):
-        packed = "; packed sequences are not supported" if isinstance(input, tuple) else ""
-        raise DTypeError(f"{owner}: expected a Tensor input, got {type(input).__name__}{packed}")
+        raise DTypeError(f"{owner}: expected a Tensor input, got {type(input).__name__}")
     if input.ndim not in dims:
         raise ShapeError(
             f"{owner}: expected a {dims[0]}-D (unbatched) or {dims[1]}-D (batched) input, got "
@@ -346,14 +347,13 @@ class RNNBase(Module):
             text += f", bidirectional={self.bidirectional}"
         return text
 
-    def _initial_states(self, hx, input: Tensor, batched: bool) -> list:
-        """One state per (layer, direction), each (N, hidden_size) or for LSTMs a pair."""
+    def _initial_states(self, hx, n: int, dtype, batched: bool) -> list:
+        """One state per (layer, direction), each (n, hidden_size) or for LSTMs a pair."""
         owner = type(self).__name__
         stacks = self.num_layers * self._directions
-        n = input.shape[1]
         expected = (stacks, n, self.hidden_size) if batched else (stacks, self.hidden_size)
         if hx is None:
-            states = [zeros(n, self.hidden_size, dtype=input.dtype)] * stacks
+            states = [zeros(n, self.hidden_size, dtype=dtype)] * stacks
             return list(zip(states, states)) if self.mode == "LSTM" else states
 
         def split(state: Tensor, name: str) -> list[Tensor]:
@@ -381,7 +381,87 @@ class RNNBase(Module):
             outputs[t] = state[0] if self.mode == "LSTM" else state
         return ops.stack(outputs), state
 
-    def forward(self, input: Tensor, hx=None):
+    def _layers(self, input: Tensor, states: list, scan) -> tuple[Tensor, list]:
+        """Run every layer and direction with ``scan(input, state, layer, reverse)``; returns
+        the last layer's output and each (layer, direction)'s final state."""
+        finals = []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(self._directions):
+                state = states[layer * self._directions + direction]
+                output, state = scan(input, state, layer, reverse=direction == 1)
+                outputs.append(output)
+                finals.append(state)
+            input = outputs[0] if len(outputs) == 1 else ops.cat(outputs, dim=-1)
+            if layer < self.num_layers - 1:
+                input = F.dropout(input, self.dropout, self.training)
+        return input, finals
+
+    def _stacked(self, finals: list, arrange) -> Tensor | tuple[Tensor, Tensor]:
+        """h_n (a pair (h_n, c_n) for LSTMs) from the final states, stacked along a new first
+        dim and passed through ``arrange``."""
+        if self.mode == "LSTM":
+            return arrange(ops.stack([h for h, _ in finals])), arrange(
+                ops.stack([c for _, c in finals])
+            )
+        return arrange(ops.stack(finals))
+
+    def _scan_packed(self, data: Tensor, state, layer: int, reverse: bool, sizes: list[int]):
+        """Run one direction of one layer over packed ``data`` whose step t is ``sizes[t]``
+        rows (the sequences still running, longest first); returns (outputs, final state).
+
+        Forward, the state keeps one row per running sequence: when sequences end, their rows
+        are put aside as final. Backward, a sequence joins with its initial state at its own
+        last step, so the state grows from the longest sequences' end."""
+        w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
+        gates = F.linear(data, w_ih, b_ih)  # one matmul for every step
+        starts = np.cumsum(sizes) - sizes
+        lstm = self.mode == "LSTM"
+        initial = state if lstm else (state,)
+        outputs = [None] * len(sizes)
+        ended = []  # forward: final states of sequences that ended, latest ended first
+        state = initial if not reverse else tuple(s[:0] for s in initial)
+        for t in reversed(range(len(sizes))) if reverse else range(len(sizes)):
+            size, rows = sizes[t], state[0].shape[0]
+            if size < rows:
+                ended.append(tuple(s[size:] for s in state))
+                state = tuple(s[:size] for s in state)
+            elif size > rows:
+                state = tuple(ops.cat([s, s0[rows:size]]) for s, s0 in zip(state, initial))
+            new = _step(self.mode, gates[starts[t] : starts[t] + size], state if lstm else
+                        state[0], w_hh, b_hh)  # fmt: skip
+            state = new if lstm else (new,)
+            outputs[t] = state[0]
+        if ended:
+            state = tuple(ops.cat(parts) for parts in zip(state, *reversed(ended)))
+        return ops.cat(outputs), state if lstm else state[0]
+
+    def _forward_packed(self, input: PackedSequence, hx):
+        """forward for a `PackedSequence`: the same layers, each step on the sequences still
+        running; h_n holds each sequence's state after its own last step, in the input's
+        order."""
+        owner = type(self).__name__
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if not isinstance(data, Tensor) or data.ndim != 2:
+            got = fmt_shape(data.shape) if isinstance(data, Tensor) else type(data).__name__
+            raise ShapeError(f"{owner}: a PackedSequence's data must be 2-D (steps, "
+                             f"input_size), got {got}")  # fmt: skip
+        _check_input(data, owner, (2, 2), self.input_size, self.weight_ih_l0.dtype)
+        sizes = [int(size) for size in np.asarray(batch_sizes._array)]
+        states = self._initial_states(hx, sizes[0], data.dtype, batched=True)
+        if sorted_indices is not None:  # hx comes in the input's order; the rows are sorted
+            pick = lambda s: s.index_select(0, sorted_indices)  # noqa: E731
+            states = [tuple(map(pick, s)) if self.mode == "LSTM" else pick(s) for s in states]
+        data, finals = self._layers(data, states, functools.partial(self._scan_packed,
+                                                                     sizes=sizes))  # fmt: skip
+        output = PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)
+        if unsorted_indices is None:
+            return output, self._stacked(finals, lambda h: h)
+        return output, self._stacked(finals, lambda h: h.index_select(1, unsorted_indices))
+
+    def forward(self, input: Tensor | PackedSequence, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         owner = type(self).__name__
         _check_input(input, owner, (2, 3), self.input_size, self.weight_ih_l0.dtype)
         batched = input.ndim == 3
@@ -391,31 +471,13 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         if input.shape[0] == 0:
             raise ShapeError(f"{owner}: the sequence is empty (length 0); it needs a step")
-        states = self._initial_states(hx, input, batched)
-        finals = []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(self._directions):
-                state = states[layer * self._directions + direction]
-                output, state = self._scan(input, state, layer, reverse=direction == 1)
-                outputs.append(output)
-                finals.append(state)
-            input = outputs[0] if len(outputs) == 1 else ops.cat(outputs, dim=-1)
-            if layer < self.num_layers - 1:
-                input = F.dropout(input, self.dropout, self.training)
-        output = input
+        states = self._initial_states(hx, input.shape[1], input.dtype, batched)
+        output, finals = self._layers(input, states, self._scan)
         if not batched:
             output = output[:, 0]
         elif self.batch_first:
             output = output.transpose(0, 1)
-
-        def stack(states: list[Tensor]) -> Tensor:
-            stacked = ops.stack(states)
-            return stacked if batched else stacked[:, 0]
-
-        if self.mode == "LSTM":
-            return output, (stack([h for h, _ in finals]), stack([c for _, c in finals]))
-        return output, stack(finals)
+        return output, self._stacked(finals, lambda h: h if batched else h[:, 0])
 
 
 class RNN(RNNBase):
