@@ -56,6 +56,7 @@ ORDER = [
     "nn.modules.upsampling", "nn.modules.rnn", "nn.modules.transformer", "nn.modules",
     "nn.utils.clip_grad", "nn.utils.convert_parameters", "nn.utils.weight_norm",
     "nn.utils.spectral_norm", "nn.utils.fusion", "nn.utils.init", "nn.utils.memory_format",
+    "nn.utils.parametrize", "nn.utils.parametrizations",
     "nn.utils", "nn", "torch_format", "io",
     "optim.optimizer", "optim.sgd",
     "optim.adam", "optim.rmsprop", "optim.adagrad", "optim.adadelta", "optim.rprop", "optim.asgd",

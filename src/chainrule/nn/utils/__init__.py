@@ -4,6 +4,8 @@ normalization hooks (`weight_norm`, `spectral_norm`), BatchNorm folding (`fusion
 memory-format no-ops (`memory_format`) and `skip_init` (`init`)."""
 
 from ..modules.module import zero_grads
+from . import parametrizations as parametrizations  # modules, as in torch.nn.utils
+from . import parametrize as parametrize
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
