@@ -48,6 +48,7 @@ ORDER = [
     "nn.functional.normalization", "nn.functional.sparse", "nn.functional.upsampling",
     "nn.functional.pixelshuffle", "nn.functional.attention", "nn.functional",
     "nn.functional.toplevel",
+    "nn.modules.utils",
     "nn.modules.module", "nn.modules.container", "nn.modules.linear", "nn.modules.activation",
     "nn.modules.distance", "nn.modules.dropout", "nn.modules.flatten", "nn.modules.fold",
     "nn.modules.channelshuffle", "nn.modules.conv", "nn.modules.pooling", "nn.modules.padding",
