@@ -21,6 +21,7 @@ import chainrule.errors
 
 from ..compat import amp
 from ..compat.backends import Backend
+from ..nn.modules import utils as module_utils
 
 
 class MissingName(AttributeError):
@@ -105,6 +106,11 @@ _EXTRAS: dict[str, dict[str, Any]] = {
         "gradcheck": chainrule.autograd.gradcheck,
         "gradgradcheck": chainrule.autograd.gradgradcheck,
         "GradcheckError": chainrule.errors.GraphError,
+    },
+    "torch.nn.modules.utils": {  # private, but programs import them to write their own layers
+        name: getattr(module_utils, name)
+        for name in ("_single", "_pair", "_triple", "_quadruple", "_ntuple",
+                     "_reverse_repeat_tuple", "_list_with_default")
     },
     "torch.optim.lr_scheduler": {"_LRScheduler": chainrule.optim.lr_scheduler.LRScheduler},
     "torch.special": {  # torch.special's spellings of chainrule's top-level functions

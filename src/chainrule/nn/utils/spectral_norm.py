@@ -1,6 +1,6 @@
 """`spectral_norm` (``w = w_orig / σ(w_orig)``, σ by power iteration in a forward pre-hook)
 and `remove_spectral_norm`, PyTorch's older hook API for it (``torch.nn.utils.spectral_norm``;
-the newer ``nn.utils.parametrizations`` is not here)."""
+the newer one is `chainrule.nn.utils.parametrizations.spectral_norm`)."""
 
 from __future__ import annotations
 

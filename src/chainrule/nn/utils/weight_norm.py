@@ -1,6 +1,6 @@
 """`weight_norm` (``w = g v / |v|``, recomputed by a forward pre-hook before each forward) and
 `remove_weight_norm`, PyTorch's older hook API for it (``torch.nn.utils.weight_norm``; the
-newer ``nn.utils.parametrizations`` is not here)."""
+newer one is `chainrule.nn.utils.parametrizations.weight_norm`)."""
 
 from __future__ import annotations
 
@@ -63,8 +63,7 @@ def weight_norm(module: ModuleT, name: str = "weight", dim: int | None = 0) -> M
 
     The norm is taken over every dimension but ``dim`` (one magnitude per output channel by
     default), or over the whole tensor with ``dim=None``. Returns the module. (PyTorch
-    deprecates this hook API for ``nn.utils.parametrizations.weight_norm``, which chainrule
-    does not have.)
+    deprecates this hook API for `chainrule.nn.utils.parametrizations.weight_norm`.)
 
     >>> import chainrule
     >>> layer = weight_norm(chainrule.nn.Linear(3, 2))
