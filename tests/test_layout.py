@@ -65,7 +65,7 @@ ORDER = [
     "optim.matrix", "optim.lbfgs",
     "optim.lr_scheduler.base", "optim.lr_scheduler.formulas", "optim.lr_scheduler.cyclic",
     "optim.lr_scheduler.plateau", "optim.lr_scheduler.combined",
-    "optim.lr_scheduler", "optim", "distributed",
+    "optim.lr_scheduler", "optim.swa_utils", "optim", "distributed",
     "compat.amp", "compat.cuda", "compat.accelerator", "compat.backends", "compat.torchscript",
     "compat.onnx", "compat.hub", "compat.process_groups",
     "compat.testing", "compat",

@@ -1,8 +1,9 @@
 """Optimizers with PyTorch's names, defaults and update formulas, each in the module of its name
 (`optim.sgd`, `optim.rmsprop`, ... on the base `optim.optimizer`; the Adam family shares
-`optim.adam`, Adafactor and Muon `optim.matrix`) and learning-rate schedulers (`lr_scheduler`)."""
+`optim.adam`, Adafactor and Muon `optim.matrix`), learning-rate schedulers (`lr_scheduler`) and
+weight averaging (`swa_utils`)."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam, SparseAdam
@@ -16,6 +17,6 @@ from .sgd import SGD
 
 __all__ = [
     "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer",
-    "RAdam", "RMSprop", "lr_scheduler",
+    "RAdam", "RMSprop", "lr_scheduler", "swa_utils",
     "ASGD", "Adafactor", "Muon", "Rprop", "SparseAdam", "swap_in_optimizer_params_and_state",
 ]  # fmt: skip
