@@ -47,7 +47,7 @@ ORDER = [
     "nn.functional.loss_ctc", "nn.functional.loss_linear_cross_entropy",
     "nn.functional.normalization", "nn.functional.sparse", "nn.functional.upsampling",
     "nn.functional.pixelshuffle", "nn.functional.attention", "nn.functional",
-    "nn.functional.toplevel",
+    "nn.functional.toplevel", "nn.grad", "nn.attention",
     "nn.modules.utils",
     "nn.modules.module", "nn.modules.container", "nn.modules.linear", "nn.modules.activation",
     "nn.modules.distance", "nn.modules.dropout", "nn.modules.flatten", "nn.modules.fold",
