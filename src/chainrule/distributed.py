@@ -96,6 +96,9 @@ def _abort_every_rank(exc_type, exc, tb) -> None:
         flush=True,
     )
     sys.stdout.flush()
+    # The launcher forwards a rank's output on its own schedule, and MPI_Abort tears that
+    # down at once: on a busy machine the message above was lost. A moment lets it through.
+    time.sleep(0.5)
     _comm.Abort(1)
 
 
