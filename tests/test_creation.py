@@ -340,7 +340,7 @@ def test_generator_state_seed_and_default_generator():
                           chainrule.rand(3, generator=chainrule.Generator()).numpy())  # fmt: skip
     assert g.manual_seed(5) is g and g.initial_seed() == 5
     state = g.get_state()
-    assert state.dtype == np.uint8 and state.shape == (37,)
+    assert state.dtype == np.uint8 and state.shape == (5056,)  # PyTorch's layout
     first = chainrule.randn(4, generator=g)
     assert g.set_state(state) is g
     assert np.array_equal(chainrule.randn(4, generator=g).detach().numpy(), first.detach().numpy())
@@ -357,22 +357,16 @@ def test_generator_state_seed_and_default_generator():
     )
 
 
-def test_a_generator_hands_its_numpy_stream_to_code_that_draws_with_numpy():
-    g = gen(4)
-    assert isinstance(g.numpy(), np.random.Generator)
-    assert np.array_equal(g.numpy().random(3), gen(4).numpy().random(3))
-    expected = chainrule.randperm(6, generator=gen(9)).tolist()
-    assert chainrule.randperm(6, generator=gen(9).numpy()).tolist() == expected
-
-
 def test_generator_misuse_is_refused():
     with pytest.raises(DTypeError, match=r"rand: generator must be a chainrule.Generator, got int"):
         chainrule.rand(2, generator=3)
-    with pytest.raises(DTypeError, match=r"manual_seed: the seed must be an integer, got 1.5"):
-        chainrule.Generator().manual_seed(1.5)
-    with pytest.raises(DTypeError, match=r"set_state: expected the uint8 tensor get_state"):
-        chainrule.Generator().set_state(chainrule.zeros(37))
-    with pytest.raises(ShapeError, match=r"set_state: a state has shape \(37,\), got \(3,\)"):
+    with pytest.raises(DTypeError, match=r"manual_seed: the seed must be a number, got 'a'"):
+        chainrule.Generator().manual_seed("a")
+    with pytest.raises(ValueError, match=r"manual_seed: the seed 18446744073709551616 does not"):
+        chainrule.manual_seed(2**64)
+    with pytest.raises(TypeError, match=r"set_state: expected the uint8 tensor get_state"):
+        chainrule.Generator().set_state(chainrule.zeros(5056))
+    with pytest.raises(ShapeError, match=r"set_state: a state has 5056 bytes .*got shape \(3,\)"):
         chainrule.Generator().set_state(chainrule.zeros(3, dtype="uint8"))
 
 

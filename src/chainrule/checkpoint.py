@@ -19,16 +19,15 @@ from .scalar.value import Value, topological_order
 
 
 @contextmanager
-def _same_random_numbers(rng_state: dict) -> Iterator[None]:
+def _same_random_numbers(rng_state: tuple) -> Iterator[None]:
     """Draw from the default generator as from ``rng_state`` (dropout inside a block replays
     the same masks), then put the generator back where it was."""
-    generator = default_generator().bit_generator
-    current = generator.state
-    generator.state = rng_state
+    current = default_generator.snapshot()
+    default_generator.restore(rng_state)
     try:
         yield
     finally:
-        generator.state = current
+        default_generator.restore(current)
 
 
 class CheckpointNode(Node):
@@ -167,7 +166,7 @@ def checkpoint(fn: Callable, *args, **kwargs):
     ('checkpoint', 11.7594)
     """
     inputs = (*args, *kwargs.values())
-    rng_state = default_generator().bit_generator.state
+    rng_state = default_generator.snapshot()
     if any(_values_in(a) for a in inputs):
         if any(isinstance(a, Tensor) for a in inputs):
             raise TypeError(

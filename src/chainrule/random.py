@@ -1,193 +1,113 @@
-"""chainrule's random number generators (`Generator`, the default one behind `manual_seed`) and
-the tensors drawn from them: ``rand``, ``randn``, ``randint``, their ``_like`` forms,
-``randperm``, ``multinomial``, ``bernoulli``, ``normal``, ``poisson``, and the values the
-in-place fills (``Tensor.normal_``...) write. ``nn.init``, dropout and the data loaders draw
-from the default generator too. The numbers differ from PyTorch's; the distributions do not.
+"""The tensors drawn from a `Generator`: ``rand``, ``randn``, ``randint``, their ``_like``
+forms, ``randperm``, ``multinomial``, ``bernoulli``, ``normal``, ``poisson``, and the values
+the in-place fills (``Tensor.normal_``...) write. ``nn.init``, dropout and the data loaders
+draw here too. Each draws PyTorch's numbers from PyTorch's stream (`chainrule.generator`):
+the same words, in the same order, through the same conversion as PyTorch's CPU kernel.
 
-One documented hook, `swap_generator`, lets vmap stand a guard in for the default generator
-while it runs a function on batched tensors (draws there must be batched or refused): every
-draw without ``generator=`` goes through `default_generator()`.
+In-place fills of a tensor that is not contiguous draw in its memory order, as PyTorch's
+kernels walk such a tensor. One documented hook, `swap_generator`, lets vmap stand a guard in
+for the default generator while it runs a function on batched tensors (draws there must be
+batched or refused): every draw without ``generator=`` goes through `current_generator()`.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-from . import methods
+from . import methods, vector_math
 from ._tensor import Tensor
 from .creation import _new, _size
-from .dtypes import as_device, as_dtype, bool_, get_default_dtype, int64, uint8
+from .dtypes import as_device, as_dtype, bool_, get_default_dtype, int64
 from .errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
+from .generator import DEFAULT_SEED, Generator  # noqa: F401  (re-exported)
 from .observe import replayed_whole
 
-#: The seed of a new `Generator`, PyTorch's (so a fresh generator draws the same each run).
-DEFAULT_SEED = 67280421310721
-
-_initial_seed = int(np.random.SeedSequence().entropy % 2**63)
-_generator = np.random.default_rng(_initial_seed)
-
-
-class Generator:
-    """A random number generator to pass as ``generator=`` (``torch.Generator``): its own
-    stream, apart from the default one that `manual_seed` seeds.
-
-    ``get_state`` gives a uint8 tensor of 37 bytes (PyTorch's is 5056: a different algorithm,
-    NumPy's PCG64), which ``set_state`` takes back.
-
-    >>> g = Generator().manual_seed(3)
-    >>> a = rand(2, generator=g)
-    >>> bool((a == rand(2, generator=Generator().manual_seed(3))).all()), g.initial_seed()
-    (True, 3)
-    """
-
-    def __init__(self, device="cpu") -> None:
-        self.device = as_device(device, "Generator")
-        self.manual_seed(DEFAULT_SEED)
-
-    def manual_seed(self, seed: int) -> Generator:
-        """Seed this generator; returns it (so ``Generator().manual_seed(0)`` chains)."""
-        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-            raise DTypeError(f"manual_seed: the seed must be an integer, got {seed!r}")
-        seed = int(seed) % 2**64  # PyTorch takes negative seeds the same way
-        self._rng, self._seed = np.random.default_rng(seed), seed
-        return self
-
-    def seed(self) -> int:
-        """Seed this generator from the operating system's entropy; returns that seed."""
-        seed = int(np.random.SeedSequence().entropy % 2**63)
-        self.manual_seed(seed)
-        return seed
-
-    def initial_seed(self) -> int:
-        """The seed this generator was last seeded with."""
-        return self._seed
-
-    def get_state(self) -> Tensor:
-        """The generator's state, a uint8 tensor for `set_state`."""
-        state = self._rng.bit_generator.state
-        if state["bit_generator"] != "PCG64":
-            raise DTypeError(f"get_state: cannot encode a {state['bit_generator']} generator")
-        inner = state["state"]
-        parts = (
-            inner["state"].to_bytes(16, "little"),
-            inner["inc"].to_bytes(16, "little"),
-            state["has_uint32"].to_bytes(1, "little"),
-            state["uinteger"].to_bytes(4, "little"),
-        )
-        return Tensor._make(np.frombuffer(b"".join(parts), uint8).copy())
-
-    def set_state(self, new_state: Tensor) -> Generator:
-        """Restore a state from `get_state`; returns this generator."""
-        if not isinstance(new_state, Tensor) or new_state.dtype != uint8:
-            raise DTypeError(
-                "set_state: expected the uint8 tensor get_state returns, got "
-                f"{_describe(new_state)}"
-            )
-        if new_state.shape != (37,):
-            raise ShapeError(
-                f"set_state: a state has shape (37,), got {fmt_shape(new_state.shape)}"
-            )
-        raw = new_state._array.tobytes()
-        self._rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {
-                "state": int.from_bytes(raw[:16], "little"),
-                "inc": int.from_bytes(raw[16:32], "little"),
-            },
-            "has_uint32": raw[32],
-            "uinteger": int.from_bytes(raw[33:], "little"),
-        }
-        return self
-
-    def numpy(self) -> np.random.Generator:
-        """The NumPy Generator this one draws with (for code that draws with NumPy)."""
-        return self._rng
-
-    def __repr__(self) -> str:
-        return f"<chainrule.Generator at {id(self):#x}>"
-
-
-class _DefaultGenerator(Generator):
-    """The default generator as a `Generator`: its stream is the module's ``_generator``,
-    which vmap's hook may swap, so it is read on every use rather than kept."""
-
-    def __init__(self) -> None:
-        self.device = as_device("cpu", "Generator")
-
-    @property
-    def _rng(self):
-        return _generator
-
-    @_rng.setter
-    def _rng(self, rng) -> None:
-        global _generator
-        _generator = rng
-
-    @property
-    def _seed(self) -> int:
-        return _initial_seed
-
-    @_seed.setter
-    def _seed(self, seed: int) -> None:
-        global _initial_seed
-        _initial_seed = seed
-
-    def __repr__(self) -> str:
-        return "<chainrule default Generator>"
-
-
-_default = _DefaultGenerator()
+#: The generator `manual_seed` seeds and every draw without ``generator=`` uses
+#: (``torch.default_generator``); seeded from the operating system at import, as PyTorch's.
+default_generator = Generator()
+default_generator.seed()
+_current = default_generator
 
 
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator (rand, randn, init, dropout...); returns it, as PyTorch."""
-    return _default.manual_seed(seed)
+    return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
     """Seed the default generator from the operating system's entropy; returns the seed."""
-    return _default.seed()
+    return default_generator.seed()
 
 
 def initial_seed() -> int:
     """The seed the default generator was last seeded with."""
-    return _default.initial_seed()
+    return default_generator.initial_seed()
 
 
 def get_rng_state() -> Tensor:
-    """The default generator's state (a uint8 tensor for `set_rng_state`)."""
-    return _default.get_state()
+    """The default generator's state: PyTorch's 5056 bytes, for `set_rng_state`."""
+    return default_generator.get_state()
 
 
 def set_rng_state(new_state: Tensor) -> None:
-    """Restore the default generator's state from `get_rng_state`."""
-    _default.set_state(new_state)
+    """Restore the default generator's state from `get_rng_state` (PyTorch's too)."""
+    default_generator.set_state(new_state)
 
 
-def default_generator() -> np.random.Generator:
-    """The NumPy Generator behind chainrule's random functions."""
-    return _generator
+def current_generator():
+    """The generator draws without ``generator=`` use: the default one, or vmap's guard."""
+    return _current
 
 
-def swap_generator(generator) -> np.random.Generator:
-    """Make ``generator`` the one every draw uses; returns the one it replaces (vmap's hook)."""
-    global _generator
-    previous, _generator = _generator, generator
+def swap_generator(generator):
+    """Make ``generator`` the one every draw without ``generator=`` uses; returns the one it
+    replaces (vmap's hook)."""
+    global _current
+    previous, _current = _current, generator
     return previous
 
 
-def numpy_generator(generator, op: str):
-    """The NumPy generator to draw from: ``generator``'s (a `Generator` or a NumPy one), or
-    the default's for None."""
+def resolve(generator, op: str) -> Generator:
+    """The generator a draw uses: ``generator``, or the current one for None."""
     if generator is None:
-        return _generator
+        return _current
     if isinstance(generator, Generator):
-        return generator.numpy()
-    if isinstance(generator, np.random.Generator):
         return generator
     raise DTypeError(f"{op}: generator must be a chainrule.Generator, got {_describe(generator)}")
+
+
+def numpy_generator(generator, op: str) -> np.random.Generator:
+    """A NumPy generator seeded by one 64-bit draw of ``generator`` (or the current one), for
+    the samplers whose PyTorch algorithm chainrule does not rebuild (gamma, poisson, binomial
+    and the distributions built on them): their numbers follow ``manual_seed`` but are not
+    PyTorch's."""
+    return np.random.default_rng(int(resolve(generator, op).words64(1)[0]))
+
+
+def in_memory_order(array: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` (drawn one after another) laid out in a new array of ``array``'s shape in
+    the order ``array``'s memory holds its elements, as PyTorch's kernels fill a tensor."""
+    out = np.empty(array.shape, values.dtype)
+    order = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+    if order == list(range(array.ndim)):
+        return values.reshape(array.shape)
+    view = np.transpose(out, order)
+    view[...] = values.reshape(view.shape)
+    return out
+
+
+def _normal_array(shape: tuple, dtype, mean: float, std: float, generator, op: str,
+                  contiguous: bool = True) -> np.ndarray:  # fmt: skip
+    """Normal samples as PyTorch's ``normal_`` kernel draws them: blocks of 16 for a
+    contiguous tensor of 16 or more, else one at a time in float64."""
+    g, n = resolve(generator, op), math.prod(shape)
+    if n >= 16 and contiguous:
+        return g.normal_fill(n, dtype, mean, std).reshape(shape)
+    values = vector_math.fma64(g.normals(n), std, mean)
+    return values.astype(dtype).reshape(shape)
 
 
 def _describe(x) -> str:
@@ -231,8 +151,9 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     ((2, 3), dtype('float64'))
     """
     as_device(device, "rand")
-    array = numpy_generator(generator, "rand").random(_size(size))
-    return _new(array.astype(_float_dtype(dtype, "rand")), requires_grad)
+    shape, dtype = _size(size), _float_dtype(dtype, "rand")
+    array = resolve(generator, "rand").unit(math.prod(shape), dtype).astype(dtype, copy=False)
+    return _new(array.reshape(shape), requires_grad)
 
 
 @replayed_whole
@@ -243,8 +164,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     (5,)
     """
     as_device(device, "randn")
-    array = numpy_generator(generator, "randn").standard_normal(_size(size))
-    return _new(array.astype(_float_dtype(dtype, "randn")), requires_grad)
+    shape, dtype = _size(size), _float_dtype(dtype, "randn")
+    return _new(_normal_array(shape, dtype, 0.0, 1.0, generator, "randn"), requires_grad)
 
 
 @replayed_whole
@@ -274,8 +195,9 @@ def randint(
             raise DTypeError(f"randint: {name} must be an integer, got {bound!r}")
     if not low < high:
         raise DomainError(f"randint: low ({low}) must be less than high ({high})")
-    rng = numpy_generator(generator, "randint")
-    array = rng.integers(low, high, size=_size((size,)))
+    shape = _size((size,))
+    draws = resolve(generator, "randint").integers(math.prod(shape), int(high) - int(low))
+    array = (draws.astype(np.int64) + int(low)).reshape(shape)
     return _new(array.astype(as_dtype(dtype, "randint") or int64), requires_grad)
 
 
@@ -291,8 +213,21 @@ def randperm(
     as_device(device, "randperm")
     if not isinstance(n, numbers.Integral) or n < 0:
         raise DomainError(f"randperm: n must be a non-negative integer, got {n!r}")
-    array = numpy_generator(generator, "randperm").permutation(int(n))
+    array = _permutation(resolve(generator, "randperm"), int(n))
     return _new(array.astype(as_dtype(dtype, "randperm") or int64), requires_grad)
+
+
+def _permutation(g: Generator, n: int) -> np.ndarray:
+    """PyTorch's CPU shuffle: for i = 0 .. n - 2, swap element i with element
+    i + word % (n - i)."""
+    if n < 2:
+        return np.arange(n)
+    offsets = (g.words(n - 1).astype(np.int64) % np.arange(n, 1, -1)).tolist()
+    order = list(range(n))
+    for i, z in enumerate(offsets):
+        j = i + z
+        order[i], order[j] = order[j], order[i]
+    return np.array(order)
 
 
 # Tensors shaped like another.
@@ -362,7 +297,7 @@ def multinomial(
         raise DTypeError(f"multinomial: input must be floating-point, got {fmt_dtype(x.dtype)}")
     if not isinstance(num_samples, numbers.Integral) or num_samples <= 0:
         raise DomainError(f"multinomial: num_samples must be positive, got {num_samples!r}")
-    weights = np.atleast_2d(x._array).astype(np.float64)
+    weights = np.atleast_2d(x._array)
     categories = weights.shape[1]
     if not replacement and num_samples > categories:
         raise DomainError(
@@ -371,20 +306,17 @@ def multinomial(
         )
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
         raise DomainError("multinomial: weights must be finite and non-negative (inf, nan or < 0)")
-    totals = weights.sum(axis=1)
+    totals = weights.sum(axis=1, dtype=np.float64)
     if np.any(totals <= 0):
         raise DomainError("multinomial: every row's weights must have a positive sum")
-    rng = numpy_generator(generator, "multinomial")
-    if replacement:
-        cdf = np.cumsum(weights / totals[:, None], axis=1)
-        u = rng.random((weights.shape[0], num_samples))
-        index = np.stack([np.searchsorted(c, row, side="right") for c, row in zip(cdf, u)])
-        last = categories - 1 - np.argmax(weights[:, ::-1] > 0, axis=1)  # last positive
-        index = np.minimum(index, last[:, None])  # rounding in the cumsum cannot pass it
+    g = resolve(generator, "multinomial")
+    if replacement and num_samples > 1:
+        index = np.stack([_draw_with_replacement(g, row, num_samples, x.dtype) for row in weights])
     else:
-        # Exponential races: each category's key is weight / Exp(1); the largest keys, in
-        # order, are draws without replacement, and zero weights key 0, so they come last.
-        keys = weights / rng.exponential(size=weights.shape)
+        # PyTorch's race: each category's key is weight / Exp(1), drawn for every element
+        # at once; the largest key wins, the largest keys in order without replacement.
+        races = np.atleast_2d(_exponential_array(g, x.shape, 1.0, x.dtype))
+        keys = (np.atleast_2d(x._array) / races).astype(x.dtype)
         index = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     return Tensor._make(index.reshape(x.shape[:-1] + (num_samples,)).astype(int64))
 
@@ -448,11 +380,17 @@ def normal(
     mean_values, std_values = (v._array if isinstance(v, Tensor) else v for v in (mean, std))
     if np.any(np.asarray(std_values) < 0):
         raise DomainError(f"normal: std must be >= 0, got {np.min(std_values)}")
-    noise = numpy_generator(generator, "normal").standard_normal(shape)
-    array = (mean_values + std_values * noise).astype(dtype)
-    if not tensors:
-        return _new(array, requires_grad)
-    return _with_zero_gradient(array, *tensors)
+    # PyTorch's order: a number std scales the draws themselves; a tensor std multiplies
+    # standard normals, then the mean is added.
+    std_is_number = not isinstance(std, Tensor)
+    array = _normal_array(shape, dtype, 0.0 if tensors else mean, std if std_is_number else 1.0,
+                          generator, "normal")  # fmt: skip
+    if tensors:
+        if not std_is_number:
+            array = (array * std_values).astype(dtype)
+        array = (array + mean_values).astype(dtype)
+        return _with_zero_gradient(array, *tensors)
+    return _new(array, requires_grad)
 
 
 @replayed_whole
@@ -473,11 +411,44 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 
 
 def _bernoulli_array(x: Tensor, p, generator, op: str) -> np.ndarray:
+    """PyTorch's CPU bernoulli: a number ``p`` against a float64 uniform per element; a
+    tensor ``p`` (broadcast to ``x``) against a uniform of its own dtype (float64 for a
+    float64 ``p``, else float32), in ``x``'s memory order."""
+    is_tensor = isinstance(p, (Tensor, np.ndarray))
     p = p._array if isinstance(p, Tensor) else np.asarray(p)
     if not np.all((p >= 0) & (p <= 1)):
         raise DomainError(f"{op}: probabilities must lie in [0, 1], got {_values(p)}")
-    u = numpy_generator(generator, op).random(x.shape)
-    return (u < p).astype(x.dtype)
+    g, n = resolve(generator, op), x.numel()
+    if not is_tensor or p.dtype == np.float64:
+        u = in_memory_order(x._array, g.unit(n, np.float64))
+        return (u < p).astype(x.dtype)
+    u = in_memory_order(x._array, g.unit(n, np.float32))
+    return (u < p.astype(np.float32)).astype(x.dtype)
+
+
+def bernoulli_draws(shape: tuple, p: float, generator=None, op: str = "bernoulli_") -> np.ndarray:
+    """A bool array of ``shape``, each True with probability ``p`` (a number), drawn as
+    PyTorch's ``bernoulli_(p)`` draws a fresh tensor (dropout's masks)."""
+    u = resolve(generator, op).unit(math.prod(shape), np.float64)
+    return (u < p).reshape(shape)
+
+
+def _draw_with_replacement(g: Generator, weights: np.ndarray, count: int, dtype) -> np.ndarray:
+    """PyTorch's CPU multinomial with replacement for one row: the cumulative weights in the
+    row's dtype, divided by their total, the last set to 1; each sample the first category
+    whose cumulative weight reaches a float64 uniform."""
+    cumulative = np.cumsum(weights, dtype=dtype)
+    cumulative = cumulative / cumulative[-1]
+    cumulative[-1] = 1
+    return np.searchsorted(cumulative.astype(np.float64), g.unit(count, np.float64), "left")
+
+
+def _exponential_array(g: Generator, shape: tuple, lambd: float, dtype) -> np.ndarray:
+    """Exponential samples of rate ``lambd`` as PyTorch's CPU kernel: -1/lambd * log1p(-u),
+    u a float64 uniform, the C library's log1p."""
+    u = g.unit(math.prod(shape), np.float64).tolist()
+    scale, log1p = -1.0 / lambd, math.log1p
+    return np.array([scale * log1p(-v) for v in u]).reshape(shape).astype(dtype)
 
 
 def _values(p: np.ndarray) -> str:
@@ -498,8 +469,9 @@ def normal_values(x: Tensor, mean, std, generator) -> np.ndarray:
     _floating(x, "normal_")
     if std < 0:
         raise DomainError(f"normal_: std must be >= 0, got {std}")
-    noise = numpy_generator(generator, "normal_").standard_normal(x.shape)
-    return (mean + std * noise).astype(x.dtype)
+    contiguous = x._array.flags.c_contiguous
+    values = _normal_array((x.numel(),), x.dtype, mean, std, generator, "normal_", contiguous)
+    return in_memory_order(x._array, values)
 
 
 def uniform_values(x: Tensor, low, high, generator) -> np.ndarray:
@@ -507,8 +479,15 @@ def uniform_values(x: Tensor, low, high, generator) -> np.ndarray:
     _floating(x, "uniform_")
     if not low <= high:
         raise DomainError(f"uniform_: from ({low}) must be <= to ({high})")
-    u = numpy_generator(generator, "uniform_").random(x.shape)
-    return (low + (high - low) * u).astype(x.dtype)
+    # In the dtype's arithmetic (float32 for float16), one fused multiply-add, and a value
+    # rounded up onto ``high`` goes back to ``low``, as PyTorch's kernel.
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    u = resolve(generator, "uniform_").unit(x.numel(), x.dtype)
+    low_w, high_w = work(low), work(high)
+    fma = vector_math.fma64 if work == np.float64 else vector_math.fma32
+    values = fma(u, work(high_w - low_w), low_w).astype(x.dtype)
+    values[values == x.dtype.type(high)] = x.dtype.type(low)
+    return in_memory_order(x._array, values)
 
 
 def log_normal_values(x: Tensor, mean, std, generator) -> np.ndarray:
@@ -516,8 +495,8 @@ def log_normal_values(x: Tensor, mean, std, generator) -> np.ndarray:
     _floating(x, "log_normal_")
     if not std > 0:
         raise DomainError(f"log_normal_: std must be > 0, got {std}")
-    noise = numpy_generator(generator, "log_normal_").standard_normal(x.shape)
-    return np.exp(mean + std * noise).astype(x.dtype)
+    noise = vector_math.fma64(resolve(generator, "log_normal_").normals(x.numel()), std, mean)
+    return in_memory_order(x._array, np.array([math.exp(v) for v in noise.tolist()], x.dtype))
 
 
 def exponential_values(x: Tensor, lambd, generator) -> np.ndarray:
@@ -525,8 +504,8 @@ def exponential_values(x: Tensor, lambd, generator) -> np.ndarray:
     _floating(x, "exponential_")
     if not lambd > 0:
         raise DomainError(f"exponential_: lambd must be > 0, got {lambd}")
-    draws = numpy_generator(generator, "exponential_").exponential(1 / lambd, x.shape)
-    return draws.astype(x.dtype)
+    draws = _exponential_array(resolve(generator, "exponential_"), (x.numel(),), lambd, x.dtype)
+    return in_memory_order(x._array, draws)
 
 
 def cauchy_values(x: Tensor, median, sigma, generator) -> np.ndarray:
@@ -534,15 +513,19 @@ def cauchy_values(x: Tensor, median, sigma, generator) -> np.ndarray:
     _floating(x, "cauchy_")
     if not sigma > 0:
         raise DomainError(f"cauchy_: sigma must be > 0, got {sigma}")
-    draws = numpy_generator(generator, "cauchy_").standard_cauchy(x.shape)
-    return (median + sigma * draws).astype(x.dtype)
+    u = resolve(generator, "cauchy_").unit(x.numel(), np.float64).tolist()
+    tan, pi = math.tan, math.pi
+    draws = np.array([median + sigma * tan(pi * (v - 0.5)) for v in u], x.dtype)
+    return in_memory_order(x._array, draws)
 
 
 def geometric_values(x: Tensor, p, generator) -> np.ndarray:
     """Geometric samples (trials to the first success, from 1) for ``x.geometric_``."""
     if not 0 < p < 1:
         raise DomainError(f"geometric_: p must lie in (0, 1), got {p}")
-    return numpy_generator(generator, "geometric_").geometric(p, x.shape).astype(x.dtype)
+    u = resolve(generator, "geometric_").unit(x.numel(), np.float64).tolist()
+    log, step = math.log, math.log1p(-p)
+    return in_memory_order(x._array, np.array([math.ceil(log(v) / step) for v in u], x.dtype))
 
 
 def bernoulli_values(x: Tensor, p, generator) -> np.ndarray:
@@ -556,15 +539,28 @@ def random_values(x: Tensor, low, high, generator) -> np.ndarray:
     for name, bound in (("from", low), ("to", high)):
         if bound is not None and not isinstance(bound, numbers.Integral):
             raise DTypeError(f"random_: {name} must be an integer, got {bound!r}")
-    if high is None:
-        if x.dtype == bool_:
-            high = 2
-        elif x.dtype.kind == "f":
-            high = 2 ** (np.finfo(x.dtype).nmant + 1) + 1
-        else:
-            high = int(np.iinfo(x.dtype).max) + 1
-    if not low < high:
+    if high is None and low != 0:  # random_(from, None): up to the dtype's top, included
+        high = (2 ** (np.finfo(x.dtype).nmant + 1) if x.dtype.kind == "f" else
+                int(np.iinfo(x.dtype).max)) + 1  # fmt: skip
+    if high is not None and not low < high:
         raise DomainError(f"random_: from ({low}) must be less than to ({high})")
-    rng = numpy_generator(generator, "random_")
-    return rng.integers(low, high, x.shape, dtype=np.int64 if high <= 2**63 else np.uint64,
-                        endpoint=False).astype(x.dtype)  # fmt: skip
+    return in_memory_order(x._array, _integers(resolve(generator, "random_"), x, low, high))
+
+
+def _integers(g: Generator, x: Tensor, low: int, high) -> np.ndarray:
+    """PyTorch's ``random_`` draws: with no bounds a word (a 64-bit number for int64 and
+    float64) modulo the dtype's range; else ``word % (high - low) + low``."""
+    n, dtype = x.numel(), x.dtype
+    if high is None and low == 0:
+        if dtype == bool_:
+            return (g.words(n) & 1).astype(dtype)
+        if dtype.kind == "f":
+            span = 2 ** (np.finfo(dtype).nmant + 1) + 1
+        else:
+            span = int(np.iinfo(dtype).max) + 1
+        wide = dtype in (np.int64, np.float64)
+        draws = g.words64(n) if wide else g.words(n).astype(np.uint64)
+        return (draws % np.uint64(span)).astype(dtype)
+    if high - low == 2**64:  # the whole int64 range
+        return g.words64(n).view(np.int64).astype(dtype)
+    return (g.integers(n, high - low).astype(np.int64) + low).astype(dtype)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DomainError, DTypeError
-from ..random import default_generator, numpy_generator
+from ..random import numpy_generator
 
 #: How many indices a sampler drawing with replacement asks NumPy for at a time: enough that
 #: the Python loop costs little per index, few enough that an endless epoch needs no memory.
@@ -34,6 +34,8 @@ def draw_generator(generator=None, seed: int | None = None, op: str = "sampler")
     else ``generator``'s (a `chainrule.Generator` or a NumPy Generator), else chainrule's."""
     if seed is not None:
         return np.random.default_rng(_count(seed, "seed", op, minimum=0))
+    if isinstance(generator, np.random.Generator):
+        return generator
     return numpy_generator(generator, op)
 
 
@@ -42,8 +44,8 @@ def epoch_generator(generator, op: str) -> np.random.Generator:
     seeded by one draw of chainrule's default generator when the pass starts, as PyTorch seeds
     a fresh generator from its default one. So the order stays the same whatever else (dropout,
     init) draws from the default generator while the epoch is read batch by batch."""
-    if generator is None:
-        return np.random.default_rng(int(default_generator().integers(2**63)))
+    if isinstance(generator, np.random.Generator):
+        return generator
     return numpy_generator(generator, op)
 
 

@@ -313,10 +313,13 @@ class _RandomGuard:
     def __init__(self, generator, randomness: str, level: int | None) -> None:
         self.generator, self.randomness, self.level = generator, randomness, level
 
-    @property
-    def bit_generator(self):
-        """The real generator's bit generator (its state)."""
-        return self.generator.bit_generator
+    def snapshot(self) -> tuple:
+        """The real generator's state (reading it is not a draw)."""
+        return self.generator.snapshot()
+
+    def restore(self, snapshot: tuple) -> None:
+        """Restore the real generator's state."""
+        self.generator.restore(snapshot)
 
     def __getattr__(self, name: str):
         getattr(self.generator, name)  # AttributeError for a name a Generator lacks
@@ -324,7 +327,7 @@ class _RandomGuard:
         def draw(*args, **kwargs):
             if self.randomness == "error":
                 raise VmapError(
-                    f"vmap: func draws random numbers ({name}) but randomness='error'; pass "
+                    "vmap: func draws random numbers but randomness='error'; pass "
                     "randomness='different' (each example its own draws) or 'same' (one draw "
                     "shared by every example)"
                 )
@@ -337,10 +340,9 @@ class _RandomGuard:
 def guard_random(randomness: str, level: int | None) -> Iterator[None]:
     """Make random draws raise: a VmapError for ``randomness='error'``, and NeedsValues
     (so vmap loops) for ``'different'`` in the batched run of ``level``."""
-    guard = _RandomGuard(random.default_generator(), randomness, level)
+    guard = _RandomGuard(random.current_generator(), randomness, level)
     previous = random.swap_generator(guard)
     try:
         yield
     finally:
-        if random.default_generator() is guard:  # unless func called manual_seed
-            random.swap_generator(previous)
+        random.swap_generator(previous)

@@ -263,11 +263,11 @@ def _loop(func: Callable, args, kwargs, in_dims, out_dims, size: int, same_draws
             "vmap: func needs the per-example loop (an op without a batching rule, or values "
             "read), which cannot run on a batch of size 0"
         )
-    state = default_generator().bit_generator.state if same_draws else None
+    state = default_generator.snapshot() if same_draws else None
     results = []
     for b in range(size):
         if same_draws:
-            default_generator().bit_generator.state = state
+            default_generator.restore(state)
         example = _map_args(args, in_dims, functools.partial(_example, b=b))
         results.append(func(*example, **kwargs))
     per_example = []

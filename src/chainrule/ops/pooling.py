@@ -23,14 +23,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import xp
+from .. import random, xp
 from .._tensor import Tensor
 from ..creation import zeros
 from ..errors import DomainError, DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
 from ..linalg.products import matmul
 from ..observe import replayed_whole
 from ..op import LINEAR, Op
-from ..random import default_generator
 from .conv import _batched, _dtype, _ints, _spans, _unbatched, unfold_row
 from .elementwise import abs as abs_
 from .elementwise import relu, sign
@@ -759,7 +758,7 @@ def _fractional(op: str, n: int, input, kernel_size, output_size, output_ratio,
             f"{'below' if n == 3 else 'at most'} the input's size {fmt_shape(sizes)}"
         )
     if samples is None:
-        samples = default_generator().random((shape[0], shape[1], n)).astype(_dtype(x))
+        samples = random.rand((shape[0], shape[1], n), dtype=_dtype(x))._array
     samples = samples._array if isinstance(samples, Tensor) else np.asarray(samples)
     if samples.shape != (shape[0], shape[1], n):
         raise ShapeError(
@@ -796,8 +795,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     """Max pooling of an (N, C, H, W) or (C, H, W) input over kernel_size windows whose
     starts step by 1 or 2 pseudo-randomly, to ``output_size`` (or input size times
     ``output_ratio``). Each plane's offsets come from its row of ``_random_samples``, shape
-    (N, C, 2) in [0, 1) (drawn from `chainrule.default_generator()` when not given;
-    PyTorch's numbers differ, so pass the same samples to both to compare).
+    (N, C, 2) in [0, 1) (when not given, drawn as PyTorch draws them: ``rand(N, C, 2)`` from
+    `chainrule.default_generator`).
 
     >>> import chainrule as cr
     >>> x = cr.arange(16.0).reshape(1, 1, 4, 4)

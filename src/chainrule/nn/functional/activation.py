@@ -8,11 +8,10 @@ import warnings
 
 import numpy as np
 
-from ... import ops
+from ... import ops, random, vector_math
 from ..._tensor import Tensor
 from ...errors import DomainError, ShapeError, fmt_shape
 from ...ops import hardshrink, prelu
-from ...random import default_generator
 from ._checks import _array
 
 __all__ = [
@@ -243,7 +242,7 @@ def gumbel_softmax(
     logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
 ) -> Tensor:
     """A sample from the Gumbel-softmax (concrete) distribution: softmax((logits + g) / tau)
-    with g standard Gumbel noise from `chainrule.default_generator()`.
+    with g standard Gumbel noise: -log of ``exponential_()`` draws, as PyTorch draws them.
 
     With ``hard`` the result is the one-hot of the sample's argmax, while the gradient is the
     soft sample's (the straight-through estimator). ``eps`` is unused, as in PyTorch.
@@ -255,7 +254,10 @@ def gumbel_softmax(
     """
     if not tau > 0:
         raise DomainError(f"gumbel_softmax: tau must be positive, got {tau!r}")
-    gumbels = -np.log(default_generator().exponential(1.0, np.shape(logits)))
+    noise = random.exponential_values(
+        Tensor._make(np.empty(np.shape(logits), logits.dtype)), 1.0, None
+    )
+    gumbels = -np.log(noise)
     soft = ops.softmax((logits + gumbels.astype(logits.dtype)) / tau, dim)
     if not hard:
         return soft
@@ -374,8 +376,8 @@ def rrelu(
     inplace: bool = False,
 ) -> Tensor:
     """Randomized leaky relu: while training, each x <= 0 is multiplied by a slope drawn
-    uniformly from [lower, upper] (`chainrule.default_generator()`, so the numbers differ from
-    PyTorch's); otherwise the slope is their mean, (lower + upper) / 2.
+    uniformly from [lower, upper] (one float64 uniform per such element, in order, as
+    PyTorch draws them); otherwise the slope is their mean, (lower + upper) / 2.
 
     >>> import chainrule as cr
     >>> rrelu(cr.tensor([-2.0, 3.0]), 0.25, 0.75)
@@ -385,8 +387,10 @@ def rrelu(
         raise DomainError(f"rrelu: lower {lower!r} must not exceed upper {upper!r}")
     if not training:
         return _in_place(input, lambda x: ops.leaky_relu(x, (lower + upper) / 2), inplace, "rrelu_")
-    slopes = default_generator().uniform(lower, upper, np.shape(input))
-    noise = np.where(_array(input) <= 0, slopes, 1.0).astype(input.dtype)
+    negative = _array(input) <= 0
+    u = random.current_generator().unit(int(negative.sum()), np.float64)
+    noise = np.ones(negative.shape, input.dtype)
+    noise[negative] = u * (upper - lower) + lower  # PyTorch's kernel does not fuse these
     return _in_place(input, lambda x: x * noise, inplace, "rrelu_")
 
 

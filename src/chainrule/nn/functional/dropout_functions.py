@@ -1,5 +1,6 @@
 """The dropout functions of `chainrule.nn.functional`: elementwise (dropout, alpha_dropout) and
-per channel (dropout1d/2d/3d, feature_alpha_dropout), masks from `chainrule.default_generator()`.
+per channel (dropout1d/2d/3d, feature_alpha_dropout), masks drawn as PyTorch draws them
+(``bernoulli_(1 - p)`` on a fresh tensor, from `chainrule.default_generator`).
 Their modules are in `nn.modules.dropout` (not ``dropout.py`` here: ``F.dropout`` is a function).
 """
 
@@ -10,7 +11,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...errors import ShapeError, fmt_shape
 from ...observe import replayed_whole
-from ...random import default_generator
+from ...random import bernoulli_draws
 from ._checks import _check_probability
 from .activation import _in_place
 
@@ -22,18 +23,20 @@ __all__ = [
 
 @replayed_whole
 def _kept_scale(shape: tuple, p: float, dtype) -> np.ndarray:
-    """A fresh mask of ``shape``: 1 / (1 - p) where kept (probability 1 - p), else 0."""
-    keep = default_generator().random(shape) >= p
-    return (keep.astype(dtype) * (1.0 / (1.0 - p))).astype(dtype)
+    """A fresh mask of ``shape``: 1 / (1 - p) where kept (probability 1 - p), else 0, divided
+    in ``dtype`` as PyTorch divides its mask."""
+    keep = bernoulli_draws(shape, 1 - p, op="dropout").astype(dtype)
+    return keep / np.dtype(dtype).type(1 - p)
 
 
 @replayed_whole
 def _alpha_scale_shift(shape: tuple, p: float, dtype) -> tuple[np.ndarray, np.ndarray]:
     """A fresh draw of alpha dropout's affine map, a * x + b, per element of ``shape``."""
-    keep = (default_generator().random(shape) >= p).astype(np.float64)
+    cast = np.dtype(dtype).type
+    keep = bernoulli_draws(shape, 1 - p, op="alpha_dropout").astype(dtype)
     a = 1.0 / np.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
-    b = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
-    return (keep * a).astype(dtype), b.astype(dtype)
+    b = (keep - cast(1)) * cast(_ALPHA_PRIME * a) + cast(_ALPHA_PRIME * a * p)
+    return keep * cast(a), b
 
 
 def _channel_dropout(
