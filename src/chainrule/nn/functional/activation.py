@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ... import ops, random, vector_math
+from ... import ops, random
 from ..._tensor import Tensor
 from ...errors import DomainError, ShapeError, fmt_shape
 from ...ops import hardshrink, prelu
