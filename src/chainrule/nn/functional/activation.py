@@ -390,7 +390,9 @@ def rrelu(
     negative = _array(input) <= 0
     u = random.current_generator().unit(int(negative.sum()), np.float64)
     noise = np.ones(negative.shape, input.dtype)
-    noise[negative] = u * (upper - lower) + lower  # PyTorch's kernel does not fuse these
+    # PyTorch's kernel holds the bounds in the input's dtype and draws in float64, unfused.
+    low, high = (float(input.dtype.type(v)) for v in (lower, upper))
+    noise[negative] = u * (high - low) + low
     return _in_place(input, lambda x: x * noise, inplace, "rrelu_")
 
 
