@@ -162,3 +162,18 @@ def test_fused_multiply_adds_round_once():
     assert vector_math.fma64(a, b, c)[0] == 2.0**-29 + 2.0**-60  # a * b + c, rounded once
     x = np.array([1 + 2.0**-12], F32)
     assert vector_math.fma32(x, x, np.float32(-1))[0] == np.float32(2.0**-11 + 2.0**-24)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_poisson_and_gamma_draw_one_element_at_a_time_as_pytorch(torch, dtype):
+    rates = np.tile(np.array([0, 0.5, 3, 9.9, 10, 25, 300, 1e4], dtype), 3)
+    shapes = np.tile(np.array([0.0, 0.3, 1.0, 2.5, 7.0, 0.01, 50], dtype), 3)
+    for seed in (0, 5):
+        cr.manual_seed(seed)
+        torch.manual_seed(seed)
+        assert np.array_equal(cr.poisson(cr.tensor(rates)).numpy(),
+                              torch.poisson(torch.tensor(rates)).numpy())  # fmt: skip
+        ours = cr.random.standard_gamma_values(shapes)
+        theirs = torch._standard_gamma(torch.tensor(shapes)).numpy()
+        assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
+        assert np.array_equal(cr.get_rng_state().numpy(), torch.get_rng_state().numpy())

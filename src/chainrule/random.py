@@ -406,8 +406,84 @@ def poisson(input: Tensor, generator=None) -> Tensor:
         raise DTypeError(f"poisson: rates must be floating-point, got {fmt_dtype(x.dtype)}")
     if not np.all(x._array >= 0):
         raise DomainError("poisson: rates must be non-negative (and not nan)")
-    array = numpy_generator(generator, "poisson").poisson(x._array).astype(x.dtype)
+    g = resolve(generator, "poisson")
+    counts = [_poisson_one(rate, g) for rate in x._array.astype(np.float64).ravel().tolist()]
+    array = np.array(counts, np.float64).reshape(x.shape).astype(x.dtype)
     return _with_zero_gradient(array, x)
+
+
+def _poisson_one(rate: float, g: Generator) -> int:
+    """One Poisson count as PyTorch's CPU sampler draws it: by multiplying float64 uniforms
+    below rate 10, else Hoermann's transformed rejection (1993), the C library's functions."""
+    if rate == 0:
+        return 0
+    if rate < 10:
+        limit, count, product = math.exp(-rate), 0, 1.0
+        while True:
+            product *= g.unit(1, np.float64)[0]
+            if product <= limit:
+                return count
+            count += 1
+    root, log_rate = math.sqrt(rate), math.log(rate)
+    b = 0.931 + 2.53 * root
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u, v = g.unit(2, np.float64).tolist()
+        u -= 0.5
+        u_s = 0.5 - abs(u)
+        k = math.floor((2 * a / u_s + b) * u + rate + 0.43)
+        if u_s >= 0.07 and v <= v_r:
+            return k
+        if k < 0 or (u_s < 0.013 and v > u_s):
+            continue
+        accept = -rate + k * log_rate - math.lgamma(k + 1.0)
+        if math.log(v) + math.log(inv_alpha) - math.log(a / (u_s * u_s) + b) <= accept:
+            return k
+
+
+def standard_gamma_values(alpha: np.ndarray, generator=None) -> np.ndarray:
+    """Gamma(alpha, 1) samples, one per element in order, as PyTorch's CPU ``_standard_gamma``
+    draws them: Marsaglia and Tsang's method (2000) on float64 normals (the one-at-a-time
+    path, its cached second value included) and uniforms, alpha below 1 boosted by a
+    uniform's power; the result at least the dtype's smallest normal number."""
+    g = resolve(generator, "_standard_gamma")
+    dtype = alpha.dtype
+    single = dtype != np.float64
+    out = [_gamma_one(a, g, single) for a in alpha.astype(np.float64).ravel().tolist()]
+    tiny = np.finfo(dtype).tiny
+    return np.maximum(np.array(out).astype(dtype), tiny).reshape(alpha.shape)
+
+
+_THIRD = float(np.float32(1.0) / np.float32(3.0))  # PyTorch's float constants, widened
+_SQUEEZE = float(np.float32(0.0331))
+
+
+def _gamma_one(alpha: float, g: Generator, single: bool) -> float:
+    # alpha stays in the tensor's dtype until d, as PyTorch's template keeps it.
+    f = np.float32 if single else float
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= (1 - g.unit(1, np.float64)[0]) ** float(f(1.0) / f(alpha))
+        alpha = float(f(alpha) + f(1.0))
+    d = float(f(alpha) - f(_THIRD))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = g.normals(1)[0]
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - g.unit(1, np.float64)[0]
+        xx = x * x
+        if u < 1.0 - _SQUEEZE * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
 
 
 def _bernoulli_array(x: Tensor, p, generator, op: str) -> np.ndarray:
