@@ -177,3 +177,27 @@ def test_poisson_and_gamma_draw_one_element_at_a_time_as_pytorch(torch, dtype):
         theirs = torch._standard_gamma(torch.tensor(shapes)).numpy()
         assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
         assert np.array_equal(cr.get_rng_state().numpy(), torch.get_rng_state().numpy())
+
+
+def test_vmap_and_compiled_replays_draw_pytorchs_stream(torch):
+    x = np.arange(24.0, dtype=F32).reshape(8, 3)
+    programs = [
+        ("different", lambda m, nf: lambda v: v + m.randn(3)),  # 24 normals: PyTorch's blocks
+        ("different", lambda m, nf: lambda v: nf.dropout(v, 0.5) * m.rand(3)),
+        ("same", lambda m, nf: lambda v: v + m.randn(3)),
+    ]
+    for randomness, make in programs:
+        cr.manual_seed(0)
+        torch.manual_seed(0)
+        ours = cr.func.vmap(make(cr, F), randomness=randomness)(cr.tensor(x)).numpy()
+        theirs = torch.func.vmap(make(torch, torch.nn.functional), randomness=randomness)(
+            torch.tensor(x)
+        ).numpy()
+        assert np.array_equal(ours, theirs), randomness
+        assert np.array_equal(cr.get_rng_state().numpy(), torch.get_rng_state().numpy())
+    step = cr.compile(lambda v: F.dropout(v, 0.5) + cr.randn(3))
+    cr.manual_seed(0)
+    torch.manual_seed(0)
+    for _ in range(3):  # every replay draws fresh numbers, PyTorch's
+        expected = torch.nn.functional.dropout(torch.tensor(x), 0.5) + torch.randn(3)
+        assert np.array_equal(step(cr.tensor(x)).numpy(), expected.numpy())

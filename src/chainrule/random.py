@@ -12,8 +12,10 @@ batched or refused): every draw without ``generator=`` goes through `current_gen
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -99,10 +101,55 @@ def in_memory_order(array: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
+class _BatchDraws:
+    """vmap's per-example loop with ``randomness='different'``: PyTorch draws a random op once
+    for the whole batch, and for normals the batch's size picks the path (blocks of 16 or
+    one at a time). So the first example's k-th normal draw draws for every example, and
+    each example takes its row of it. Other samplers draw element by element, so drawing
+    example after example already gives the batch's numbers."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.example, self.calls, self.drawn = size, 0, 0, []
+
+    def start(self, example: int) -> None:
+        """Begin the function's run on ``example``."""
+        self.example, self.calls = example, 0
+
+    def normal(self, draw, shape: tuple) -> np.ndarray:
+        """The current example's row of the k-th normal draw (``draw(shape)`` makes one)."""
+        k, self.calls = self.calls, self.calls + 1
+        if self.example == 0:
+            self.drawn.append(draw((self.size,) + shape))
+        return self.drawn[k][self.example]
+
+
+_batch_draws: _BatchDraws | None = None
+
+
+@contextlib.contextmanager
+def drawn_per_batch(size: int) -> Iterator[_BatchDraws]:
+    """While vmap loops over ``size`` examples, normal draws come from batched draws."""
+    global _batch_draws
+    previous, _batch_draws = _batch_draws, _BatchDraws(size)
+    try:
+        yield _batch_draws
+    finally:
+        _batch_draws = previous
+
+
 def _normal_array(shape: tuple, dtype, mean: float, std: float, generator, op: str,
                   contiguous: bool = True) -> np.ndarray:  # fmt: skip
     """Normal samples as PyTorch's ``normal_`` kernel draws them: blocks of 16 for a
     contiguous tensor of 16 or more, else one at a time in float64."""
+    if _batch_draws is not None and generator is None and contiguous:
+        return _batch_draws.normal(
+            lambda full: _unbatched_normal(full, dtype, mean, std, None, op, True), shape
+        )
+    return _unbatched_normal(shape, dtype, mean, std, generator, op, contiguous)
+
+
+def _unbatched_normal(shape: tuple, dtype, mean: float, std: float, generator, op: str,
+                      contiguous: bool) -> np.ndarray:  # fmt: skip
     g, n = resolve(generator, op), math.prod(shape)
     if n >= 16 and contiguous:
         return g.normal_fill(n, dtype, mean, std).reshape(shape)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import ShapeError, fmt_shape
-from ..random import default_generator
+from ..random import default_generator, drawn_per_batch
 from . import batching
 from .batching import BatchTracer, NeedsValues
 from .transforms import _same_sequence
@@ -265,11 +265,15 @@ def _loop(func: Callable, args, kwargs, in_dims, out_dims, size: int, same_draws
         )
     state = default_generator.snapshot() if same_draws else None
     results = []
-    for b in range(size):
-        if same_draws:
-            default_generator.restore(state)
-        example = _map_args(args, in_dims, functools.partial(_example, b=b))
-        results.append(func(*example, **kwargs))
+    with contextlib.ExitStack() as stack:
+        examples = None if same_draws else stack.enter_context(drawn_per_batch(size))
+        for b in range(size):
+            if same_draws:
+                default_generator.restore(state)
+            else:
+                examples.start(b)
+            example = _map_args(args, in_dims, functools.partial(_example, b=b))
+            results.append(func(*example, **kwargs))
     per_example = []
     for i, result in enumerate(results):
         leaves = _leaves(result)

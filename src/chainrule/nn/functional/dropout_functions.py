@@ -89,8 +89,8 @@ def dropout2d(
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p) (training).
 
-    The mask comes from `chainrule.default_generator()`, so `chainrule.manual_seed` repeats
-    it; the numbers differ from PyTorch's. Outside training (or for p = 0) the input passes.
+    The mask is drawn as PyTorch draws it, so under one `chainrule.manual_seed` it is
+    PyTorch's mask. Outside training (or for p = 0) the input passes.
 
     >>> import chainrule as cr
     >>> out = dropout(cr.ones(1000), p=0.25)
