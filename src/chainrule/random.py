@@ -59,6 +59,31 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
+@contextlib.contextmanager
+def fork_rng(
+    devices=None, enabled: bool = True, _caller: str = "fork_rng",
+    _devices_kw: str = "devices", device_type: str = "cuda",
+) -> Iterator[None]:  # fmt: skip
+    """Run a block with the default generator's state saved and restored after it, so draws
+    inside leave the stream outside untouched (``torch.random.fork_rng``; there are no
+    devices here, so ``devices`` and ``device_type`` change nothing).
+
+    >>> _ = manual_seed(3)
+    >>> with fork_rng():
+    ...     inside = rand(2)
+    >>> bool((rand(2) == inside).all())
+    True
+    """
+    if not enabled:
+        yield
+        return
+    saved = default_generator.snapshot()
+    try:
+        yield
+    finally:
+        default_generator.restore(saved)
+
+
 def current_generator():
     """The generator draws without ``generator=`` use: the default one, or vmap's guard."""
     return _current
