@@ -12,7 +12,7 @@ from pathlib import Path
 
 from chainrule import allocator
 
-from . import machine, profiles, report
+from . import machine, profiles, programs, report
 from .suite import Row, check_targets, run_workload
 from .workloads import all_workloads, select
 
@@ -72,8 +72,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m benchmarks") -> i
     args = parser(prog).parse_args(argv)
     # malloc keeps freed blocks for every library in the process, as under `chainrule run`.
     allocator.keep_freed_memory()
+    keys = [k.strip().upper() for k in (args.only or "").split(",") if k.strip()]
+    with_programs = not keys or "W10" in keys
+    only = ",".join(k for k in keys if k != "W10")
     try:
-        workloads = select(all_workloads(args.quick), args.only)
+        workloads = select(all_workloads(args.quick), only) if only or not keys else []
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -82,7 +85,17 @@ def main(argv: list[str] | None = None, prog: str = "python -m benchmarks") -> i
         meta.update(quick=args.quick, torch_threads=_torch_threads(workloads))
         rows, targets = run(workloads, args.quick, lambda s: print(s, file=sys.stderr))
         tables = [profiles.profile_table(w, args.quick) for w in workloads] if args.profile else []
-    print(report.text(rows, targets, meta))
+        corpus = (
+            programs.run(args.quick, log=lambda s: print(s, file=sys.stderr))
+            if with_programs
+            else []
+        )
+        if corpus and args.profile:
+            tables.append(programs.profile_slowest(corpus))
+    if workloads:
+        print(report.text(rows, targets, meta))
+    if corpus:
+        print(f"\n{programs.table(corpus)}")
     for table in filter(None, tables):
         print(f"\n{table}")
     if args.out:
