@@ -100,6 +100,9 @@ def swap_generator(generator):
 def resolve(generator, op: str) -> Generator:
     """The generator a draw uses: ``generator``, or the current one for None."""
     if generator is None:
+        refuse = getattr(_current, "refuse_draw", None)  # vmap's guard
+        if refuse is not None:
+            refuse(op)
         return _current
     if isinstance(generator, Generator):
         return generator

@@ -321,19 +321,20 @@ class _RandomGuard:
         """Restore the real generator's state."""
         self.generator.restore(snapshot)
 
+    def refuse_draw(self, op: str) -> None:
+        """Raise for a draw by ``op``: VmapError under 'error', else NeedsValues (vmap then
+        runs func example by example)."""
+        if self.randomness == "error":
+            raise VmapError(
+                f"vmap: func draws random numbers ({op}) but randomness='error'; pass "
+                "randomness='different' (each example its own draws) or 'same' (one draw "
+                "shared by every example)"
+            )
+        raise NeedsValues(self.level, "random draws with randomness='different'")
+
     def __getattr__(self, name: str):
         getattr(self.generator, name)  # AttributeError for a name a Generator lacks
-
-        def draw(*args, **kwargs):
-            if self.randomness == "error":
-                raise VmapError(
-                    "vmap: func draws random numbers but randomness='error'; pass "
-                    "randomness='different' (each example its own draws) or 'same' (one draw "
-                    "shared by every example)"
-                )
-            raise NeedsValues(self.level, "random draws with randomness='different'")
-
-        return draw
+        return lambda *args, **kwargs: self.refuse_draw(name)
 
 
 @contextlib.contextmanager
