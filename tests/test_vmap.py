@@ -372,7 +372,7 @@ def test_an_inner_vmap_that_loops_inside_an_outer_batched_vmap():
 def test_vmap_randomness():
     xs = t64(4, 3)
     noisy = lambda x: x + chainrule.randn(3, dtype=chainrule.float64)  # noqa: E731
-    with pytest.raises(GraphError, match=r"vmap: func draws random numbers \(randn\) but randomness='error'"):
+    with pytest.raises(GraphError, match=r"vmap: func draws random numbers \(randn\) but"):
         func.vmap(noisy)(xs)
     same = func.vmap(noisy, randomness="same")(xs).detach().numpy() - xs.detach().numpy()
     assert np.allclose(same, same[0])
