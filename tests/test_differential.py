@@ -1580,6 +1580,29 @@ class Builder:
 
     # Steps meant to fail in both libraries.
 
+    # Random draws: both libraries are seeded alike before a program (`_run_steps`), and
+    # chainrule draws PyTorch's stream, so the numbers (and dropout's masks) are the same.
+
+    def draw(self) -> bool:
+        # An input: its strides are the same in both libraries, and the *_like draws and
+        # dropout fill in memory order (a computed value may be laid out differently).
+        x = self.pick(lambda v: v.is_float and v.name.startswith("x"))
+        x = x or self.add_input(dtype=self.new_dtype(True))
+        kind = self.choice(["dropout", "rand_like", "randn_like", "bernoulli", "randn"])
+        p, lo, hi, out = self.choice([0.2, 0.5]), x.lo, x.hi, self.fresh()
+        shape, dtype = tuple(x.shape), f"lib.{x.dtype}"
+        code, interval = {
+            "dropout": (f"F.dropout({x.name}, {p})", (min(lo / (1 - p), 0), max(hi / (1 - p), 0))),
+            "rand_like": (f"{x.name} * lib.rand_like({x.name})", (min(lo, 0), max(hi, 0))),
+            "randn_like": (f"{x.name} + lib.randn_like({x.name})", (lo - 7, hi + 7)),
+            "bernoulli": (f"{x.name} * lib.bernoulli(lib.full({shape}, {p}, dtype={dtype}))",
+                          (min(lo, 0), max(hi, 0))),
+            "randn": (f"{x.name} - lib.randn({shape}, dtype={dtype})", (lo - 7, hi + 7)),
+        }[kind]  # fmt: skip
+        self.emit(f"{out} = {code}", out)
+        self.define(out, x.shape, x.dtype, interval, x.grad, like=[x])
+        return True
+
     def failing(self) -> bool:
         kind = self.choice(["broadcast", "matmul", "dim", "reshape", "index", "leaf", "leaf_view",
                             "grow", "int_write", "permute", "negative_step", "cat", "setitem",
@@ -1766,6 +1789,12 @@ def build_program(seed: int, index: int, torch=None) -> Program:
     failing = bool(rng.random() < 0.08)
     builder = Builder(rng, torch, allowed)
     builder.build(int(rng.integers(2, 7)), failing)
+    # One program in eight ends in a random draw, decided by a generator of its own so the
+    # programs without one stay what they were.
+    extra = np.random.default_rng([seed, index, 2])
+    if not failing and extra.random() < 0.125:
+        builder.rng = extra
+        builder.draw()
     names = [spec.name for spec in builder.inputs] + [n for n in builder.vars if n.startswith("v")]
     float32 = any(v.dtype == "float32" for v in builder.vars.values())
     return Program(seed, index, builder.inputs, builder.steps, names, float32, allowed, failing)
@@ -1802,6 +1831,7 @@ def _dtype_name(t) -> str:
 
 def _run_steps(program: Program, lib, functional, is_torch: bool) -> Run:
     env = {"lib": lib, "F": functional, "refuse": _refuse}
+    lib.manual_seed(program.seed * 1000 + program.index)  # the same draws in both (`draw`)
     for spec in program.inputs:
         env[spec.name] = spec.make(lib)
     run = Run(env)

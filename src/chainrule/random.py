@@ -117,13 +117,39 @@ def numpy_generator(generator, op: str) -> np.random.Generator:
     return np.random.default_rng(int(resolve(generator, op).words64(1)[0]))
 
 
+def fill_order(shape: tuple, strides: tuple) -> list[int]:
+    """The dims, outermost first, in the order PyTorch's kernels walk a tensor of ``shape``
+    and ``strides`` (and lay out a new one like it): an insertion sort by stride, where a 0
+    stride (a broadcast dim) decides nothing and equal strides put the smaller dim inside."""
+    order = list(range(len(shape) - 1, -1, -1))  # innermost first while sorting
+
+    def after(d0: int, d1: int) -> int:
+        s0, s1 = abs(strides[d0]), abs(strides[d1])
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, len(order)):
+        j = i
+        for k in range(i - 1, -1, -1):
+            verdict = after(order[k], order[j])
+            if verdict > 0:
+                order[k], order[j] = order[j], order[k]
+                j = k
+            elif verdict < 0:
+                break
+    return order[::-1]
+
+
 def in_memory_order(array: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``values`` (drawn one after another) laid out in a new array of ``array``'s shape in
-    the order ``array``'s memory holds its elements, as PyTorch's kernels fill a tensor."""
-    out = np.empty(array.shape, values.dtype)
-    order = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
-    if order == list(range(array.ndim)):
+    the order PyTorch's kernels walk ``array`` (`fill_order`)."""
+    order = fill_order(array.shape, array.strides)
+    if order == sorted(order):
         return values.reshape(array.shape)
+    out = np.empty(array.shape, values.dtype)
     view = np.transpose(out, order)
     view[...] = values.reshape(view.shape)
     return out
@@ -312,11 +338,12 @@ def _permutation(g: Generator, n: int) -> np.ndarray:
 def rand_like(
     input: Tensor, *, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
-    """Uniform samples in [0, 1) with ``input``'s shape and dtype."""
+    """Uniform samples in [0, 1) with ``input``'s shape and dtype, filled in ``input``'s
+    memory order as PyTorch fills the tensor ``empty_like`` gives it."""
     x = _tensor_arg(input, "rand_like")
-    dtype = x.dtype if dtype is None else dtype
-    return rand(x.shape, generator=generator, dtype=dtype, device=device,
-                requires_grad=requires_grad)  # fmt: skip
+    out = rand(x.shape, generator=generator, dtype=x.dtype if dtype is None else dtype,
+               device=device, requires_grad=requires_grad)  # fmt: skip
+    return _relaid(out, x, requires_grad)
 
 
 @replayed_whole
@@ -325,9 +352,13 @@ def randn_like(
 ) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype."""
     x = _tensor_arg(input, "randn_like")
-    dtype = x.dtype if dtype is None else dtype
-    return randn(x.shape, generator=generator, dtype=dtype, device=device,
-                 requires_grad=requires_grad)  # fmt: skip
+    dtype = _float_dtype(x.dtype if dtype is None else dtype, "randn_like")
+    as_device(device, "randn_like")
+    if _layout(x._array) is None:
+        return randn(x.shape, generator=generator, dtype=dtype, requires_grad=requires_grad)
+    # A tensor laid out as input is not contiguous: PyTorch draws it one at a time.
+    values = _normal_array((x.numel(),), dtype, 0.0, 1.0, generator, "randn_like", False)
+    return _new(in_memory_order(x._array, values), requires_grad)
 
 
 @replayed_whole
@@ -346,8 +377,24 @@ def randint_like(
     if high is None:
         low, high = 0, low
     dtype = x.dtype if dtype is None else dtype
-    return randint(low, high, x.shape, generator=generator, dtype=dtype, device=device,
-                   requires_grad=requires_grad)  # fmt: skip
+    out = randint(low, high, x.shape, generator=generator, dtype=dtype, device=device,
+                  requires_grad=requires_grad)  # fmt: skip
+    return _relaid(out, x, requires_grad)
+
+
+def _layout(array: np.ndarray) -> np.ndarray | None:
+    """``array`` when PyTorch's ``empty_like`` lays a new tensor out in another order of the
+    dims than row-major (that of `fill_order`), else None."""
+    order = fill_order(array.shape, array.strides)
+    return None if order == sorted(order) else array
+
+
+def _relaid(out: Tensor, like: Tensor, requires_grad: bool) -> Tensor:
+    """``out``'s values, drawn one after another, laid out in ``like``'s memory order."""
+    layout = _layout(like._array)
+    if layout is None:
+        return out
+    return _new(in_memory_order(layout, out._array.reshape(-1)), requires_grad)
 
 
 # Sampling from distributions given by tensors.
@@ -577,11 +624,14 @@ def _bernoulli_array(x: Tensor, p, generator, op: str) -> np.ndarray:
     return (u < p.astype(np.float32)).astype(x.dtype)
 
 
-def bernoulli_draws(shape: tuple, p: float, generator=None, op: str = "bernoulli_") -> np.ndarray:
+def bernoulli_draws(shape: tuple, p: float, generator=None, op: str = "bernoulli_",
+                    like: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """A bool array of ``shape``, each True with probability ``p`` (a number), drawn as
-    PyTorch's ``bernoulli_(p)`` draws a fresh tensor (dropout's masks)."""
-    u = resolve(generator, op).unit(math.prod(shape), np.float64)
-    return (u < p).reshape(shape)
+    PyTorch's ``bernoulli_(p)`` draws a fresh tensor (dropout's masks); laid out as
+    ``empty_like(like)`` would be when ``like`` is given."""
+    keep = resolve(generator, op).unit(math.prod(shape), np.float64) < p
+    layout = None if like is None else _layout(like)
+    return keep.reshape(shape) if layout is None else in_memory_order(layout, keep)
 
 
 def _draw_with_replacement(g: Generator, weights: np.ndarray, count: int, dtype) -> np.ndarray:

@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from ...errors import ShapeError, fmt_shape
 from ...observe import replayed_whole
 from ...random import bernoulli_draws
-from ._checks import _check_probability
+from ._checks import _array, _check_probability
 from .activation import _in_place
 
 __all__ = [
@@ -22,18 +22,20 @@ __all__ = [
 
 
 @replayed_whole
-def _kept_scale(shape: tuple, p: float, dtype) -> np.ndarray:
+def _kept_scale(shape: tuple, p: float, dtype, like: np.ndarray | None = None) -> np.ndarray:
     """A fresh mask of ``shape``: 1 / (1 - p) where kept (probability 1 - p), else 0, divided
     in ``dtype`` as PyTorch divides its mask."""
-    keep = bernoulli_draws(shape, 1 - p, op="dropout").astype(dtype)
+    keep = bernoulli_draws(shape, 1 - p, op="dropout", like=like).astype(dtype)
     return keep / np.dtype(dtype).type(1 - p)
 
 
 @replayed_whole
-def _alpha_scale_shift(shape: tuple, p: float, dtype) -> tuple[np.ndarray, np.ndarray]:
+def _alpha_scale_shift(
+    shape: tuple, p: float, dtype, like: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """A fresh draw of alpha dropout's affine map, a * x + b, per element of ``shape``."""
     cast = np.dtype(dtype).type
-    keep = bernoulli_draws(shape, 1 - p, op="alpha_dropout").astype(dtype)
+    keep = bernoulli_draws(shape, 1 - p, op="alpha_dropout", like=like).astype(dtype)
     a = 1.0 / np.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
     b = (keep - cast(1)) * cast(_ALPHA_PRIME * a) + cast(_ALPHA_PRIME * a * p)
     return keep * cast(a), b
@@ -102,7 +104,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, "dropout_")
-    scale = _kept_scale(np.shape(input), p, input.dtype)
+    # The mask is laid out as the input (PyTorch draws it into ``empty_like(input)``).
+    scale = _kept_scale(np.shape(input), p, input.dtype, _array(input))
     return _in_place(input, lambda x: x * scale, inplace, "dropout_")
 
 
@@ -161,7 +164,8 @@ def _alpha_dropout(
         return input
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, f"{op}_")
-    scale, shift = _alpha_scale_shift(mask_shape, p, input.dtype)
+    like = None if feature else _array(input)
+    scale, shift = _alpha_scale_shift(mask_shape, p, input.dtype, like)
     return _in_place(input, lambda x: x * scale + shift, inplace, f"{op}_")
 
 
