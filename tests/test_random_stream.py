@@ -165,7 +165,7 @@ def test_fused_multiply_adds_round_once():
 
 
 @pytest.mark.parametrize("dtype", [F32, F64])
-def test_poisson_and_gamma_draw_one_element_at_a_time_as_pytorch(torch, dtype):
+def test_poisson_binomial_and_gamma_draw_one_element_at_a_time_as_pytorch(torch, dtype):
     rates = np.tile(np.array([0, 0.5, 3, 9.9, 10, 25, 300, 1e4], dtype), 3)
     shapes = np.tile(np.array([0.0, 0.3, 1.0, 2.5, 7.0, 0.01, 50], dtype), 3)
     for seed in (0, 5):
@@ -173,6 +173,12 @@ def test_poisson_and_gamma_draw_one_element_at_a_time_as_pytorch(torch, dtype):
         torch.manual_seed(seed)
         assert np.array_equal(cr.poisson(cr.tensor(rates)).numpy(),
                               torch.poisson(torch.tensor(rates)).numpy())  # fmt: skip
+        counts = np.tile(np.array([0, 1, 5, 10, 20, 50, 100, 1000, 7], dtype), 3)
+        probs = np.tile(np.array([0.5, 0.3, 0.9, 0.05, 0.5, 0.7, 0.2, 0.01, 1.0], dtype), 3)
+        assert np.array_equal(
+            cr.binomial(cr.tensor(counts), cr.tensor(probs)).numpy(),
+            torch.binomial(torch.tensor(counts), torch.tensor(probs)).numpy(),
+        )
         ours = cr.random.standard_gamma_values(shapes)
         theirs = torch._standard_gamma(torch.tensor(shapes)).numpy()
         assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)

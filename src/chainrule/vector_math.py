@@ -134,6 +134,13 @@ def _libm():
     return lib
 
 
+def libm_float(name: str):
+    """The C library's single-precision function ``name`` (float -> float), through ctypes."""
+    function = getattr(_libm(), name)
+    function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+    return function
+
+
 def _each(function, x: np.ndarray) -> np.ndarray:
     return np.array([function(v) for v in x.ravel().tolist()], _f32).reshape(x.shape)
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from .. import random
 from .._tensor import Tensor
-from ..dtypes import int64
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..random import bernoulli, multinomial  # noqa: F401  (Tensor.bernoulli/multinomial call them)
 from .arguments import as_tensor
@@ -46,6 +45,5 @@ def binomial(count, prob, generator=None) -> Tensor:
             f"binomial: count of shape {fmt_shape(n.shape)} and prob of shape "
             f"{fmt_shape(p.shape)} do not broadcast"
         ) from None
-    rng = random.numpy_generator(generator, "binomial")
-    draws = rng.binomial(n._array.astype(int64), p._array.astype(np.float64), size=shape)
-    return Tensor._make(np.asarray(draws, dtype=n.dtype))
+    count = np.broadcast_to(n._array, shape)
+    return Tensor._make(random.binomial_values(count, p._array, generator))
