@@ -189,7 +189,7 @@ def test_vmap_and_compiled_replays_draw_pytorchs_stream(torch):
     x = np.arange(24.0, dtype=F32).reshape(8, 3)
     programs = [
         ("different", lambda m, nf: lambda v: v + m.randn(3)),  # 24 normals: PyTorch's blocks
-        ("different", lambda m, nf: lambda v: nf.dropout(v, 0.5)),
+        ("different", lambda m, nf: lambda v: nf.dropout(v, 0.5) * m.rand(3) + m.randn(3)),
         ("same", lambda m, nf: lambda v: v + m.randn(3)),
     ]
     for randomness, make in programs:

@@ -156,11 +156,11 @@ def in_memory_order(array: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 class _BatchDraws:
-    """vmap's per-example loop with ``randomness='different'``: PyTorch draws a random op once
-    for the whole batch, and for normals the batch's size picks the path (blocks of 16 or
-    one at a time). So the first example's k-th normal draw draws for every example, and
-    each example takes its row of it. Other samplers draw element by element, so drawing
-    example after example already gives the batch's numbers."""
+    """vmap's per-example loop with ``randomness='different'``: PyTorch draws each random op
+    once for the whole batch (and for normals the batch's size picks the path). So the first
+    example's k-th draw of a shape (rand, randn, randint, dropout's masks) draws for every
+    example, and each example takes its row. Draws that depend on values (bernoulli of a
+    tensor, multinomial, poisson...) are drawn example by example."""
 
     def __init__(self, size: int) -> None:
         self.size, self.example, self.calls, self.drawn = size, 0, 0, []
@@ -169,8 +169,8 @@ class _BatchDraws:
         """Begin the function's run on ``example``."""
         self.example, self.calls = example, 0
 
-    def normal(self, draw, shape: tuple) -> np.ndarray:
-        """The current example's row of the k-th normal draw (``draw(shape)`` makes one)."""
+    def take(self, draw, shape: tuple) -> np.ndarray:
+        """The current example's row of the k-th draw (``draw(shape)`` makes one)."""
         k, self.calls = self.calls, self.calls + 1
         if self.example == 0:
             self.drawn.append(draw((self.size,) + shape))
@@ -182,7 +182,7 @@ _batch_draws: _BatchDraws | None = None
 
 @contextlib.contextmanager
 def drawn_per_batch(size: int) -> Iterator[_BatchDraws]:
-    """While vmap loops over ``size`` examples, normal draws come from batched draws."""
+    """While vmap loops over ``size`` examples, draws of a shape come from batched draws."""
     global _batch_draws
     previous, _batch_draws = _batch_draws, _BatchDraws(size)
     try:
@@ -195,11 +195,20 @@ def _normal_array(shape: tuple, dtype, mean: float, std: float, generator, op: s
                   contiguous: bool = True) -> np.ndarray:  # fmt: skip
     """Normal samples as PyTorch's ``normal_`` kernel draws them: blocks of 16 for a
     contiguous tensor of 16 or more, else one at a time in float64."""
-    if _batch_draws is not None and generator is None and contiguous:
-        return _batch_draws.normal(
-            lambda full: _unbatched_normal(full, dtype, mean, std, None, op, True), shape
-        )
-    return _unbatched_normal(shape, dtype, mean, std, generator, op, contiguous)
+    if not contiguous:
+        return _unbatched_normal(shape, dtype, mean, std, generator, op, contiguous)
+
+    def draw(full: tuple) -> np.ndarray:
+        return _unbatched_normal(full, dtype, mean, std, generator, op, True)
+
+    return _shaped(shape, generator, draw)
+
+
+def _shaped(shape: tuple, generator, draw) -> np.ndarray:
+    """``draw(shape)``; in vmap's per-example loop, this example's row of the batch's draw."""
+    if _batch_draws is not None and generator is None:
+        return _batch_draws.take(draw, shape)
+    return draw(shape)
 
 
 def _unbatched_normal(shape: tuple, dtype, mean: float, std: float, generator, op: str,
@@ -253,8 +262,9 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     """
     as_device(device, "rand")
     shape, dtype = _size(size), _float_dtype(dtype, "rand")
-    array = resolve(generator, "rand").unit(math.prod(shape), dtype).astype(dtype, copy=False)
-    return _new(array.reshape(shape), requires_grad)
+    g = resolve(generator, "rand")
+    array = _shaped(shape, generator, lambda s: g.unit(math.prod(s), dtype).reshape(s))
+    return _new(array.astype(dtype, copy=False), requires_grad)
 
 
 @replayed_whole
@@ -297,7 +307,8 @@ def randint(
     if not low < high:
         raise DomainError(f"randint: low ({low}) must be less than high ({high})")
     shape = _size((size,))
-    draws = resolve(generator, "randint").integers(math.prod(shape), int(high) - int(low))
+    g, span = resolve(generator, "randint"), int(high) - int(low)
+    draws = _shaped(shape, generator, lambda s: g.integers(math.prod(s), span).reshape(s))
     array = (draws.astype(np.int64) + int(low)).reshape(shape)
     return _new(array.astype(as_dtype(dtype, "randint") or int64), requires_grad)
 
@@ -719,7 +730,8 @@ def bernoulli_draws(shape: tuple, p: float, generator=None, op: str = "bernoulli
     """A bool array of ``shape``, each True with probability ``p`` (a number), drawn as
     PyTorch's ``bernoulli_(p)`` draws a fresh tensor (dropout's masks); laid out as
     ``empty_like(like)`` would be when ``like`` is given."""
-    keep = resolve(generator, op).unit(math.prod(shape), np.float64) < p
+    g = resolve(generator, op)
+    keep = _shaped(shape, generator, lambda s: g.unit(math.prod(s), np.float64).reshape(s)) < p
     layout = None if like is None else _layout(like)
     return keep.reshape(shape) if layout is None else in_memory_order(layout, keep)
 
