@@ -25,7 +25,7 @@ ORDER = [
     "methods.aliases", "methods.variants", "_tensor", "autograd_compat", "autograd", "dispatch",
     "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.passes",
     "compiler.compiled", "compiler",
-    "creation", "tensor_types", "vector_math", "generator", "random", "xp",
+    "creation", "tensor_types", "vector_math", "generator", "rejection_sampling", "random", "xp",
     "ops.arguments", "ops.elementwise", "ops.reduce", "ops.normalizers", "ops.picking",
     "ops.cumulative", "ops.sorting", "ops.indexing", "ops.selecting", "ops.scattering",
     "ops.shape", "ops.strided", "ops.joining", "ops.padding", "ops.flat_indexing", "ops.numeric",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import random
+from .. import random, rejection_sampling
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_dtype, fmt_shape
 from ..random import bernoulli, multinomial  # noqa: F401  (Tensor.bernoulli/multinomial call them)
@@ -46,4 +46,5 @@ def binomial(count, prob, generator=None) -> Tensor:
             f"{fmt_shape(p.shape)} do not broadcast"
         ) from None
     count = np.broadcast_to(n._array, shape)
-    return Tensor._make(random.binomial_values(count, p._array, generator))
+    g = random.resolve(generator, "binomial")
+    return Tensor._make(rejection_sampling.binomial_values(count, p._array, g))
