@@ -11,6 +11,7 @@ import chainrule as cr
 from chainrule.apps.demos import training_step
 from chainrule.compiler import passes
 from chainrule.compiler.compiled import CACHE_SIZE
+from chainrule.errors import GraphError
 from chainrule.nn import functional as F
 
 
@@ -443,3 +444,33 @@ def test_an_argument_object_is_told_apart_from_one_made_later_in_its_place():
             for _ in range(3):
                 assert np.array_equal(compiled(x, model).data, model(x).data)
             del model
+
+
+def test_the_step_people_write_returns_its_spent_loss_and_replays():
+    # loss.backward(); opt.step(); return loss — no detach, no warning, eager's numbers.
+    def make():
+        cr.manual_seed(0)
+        model = cr.nn.Sequential(cr.nn.Linear(4, 8), cr.nn.Tanh(), cr.nn.Linear(8, 1))
+        opt = cr.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return step
+
+    x, y = cr.randn(16, 4), cr.randn(16, 1)
+    eager, compiled = make(), cr.compile(make())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = [eager(x, y) for _ in range(5)]
+        got = [compiled(x, y) for _ in range(5)]
+    assert [t.item() for t in got] == [t.item() for t in expected]
+    assert compiled.stats == {"traced": 2, "replayed": 3, "eager": 0}
+    assert got[-1].requires_grad and got[-1].grad_fn is not None
+    for loss in (expected[-1], got[-1]):  # a second backward raises in both
+        with pytest.raises(GraphError, match=r"mul: trying to backward through the graph a sec"):
+            loss.backward()

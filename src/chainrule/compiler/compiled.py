@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import observe
 from .._tensor import Tensor
+from ..autograd import node_order
 from ..errors import GraphError
 from ..graph import Node, state
 from ..numpy_warnings import restore, silence
@@ -254,6 +255,9 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
     if isinstance(result, Tensor):
         var = tracer.vars.get(id(result._array))
         if result._grad_fn is not None and var is not None and var.kind == "temp":
+            spent = _spent_node(result)
+            if spent is not None:  # backward already ran through it, freeing what it saved
+                return ("spent", var, spent)
             tracer.grad_results.append(result)  # its gradient is recorded after the call
             return ("grad", var, len(tracer.grad_results) - 1)
         if var is None or var.kind == "state":  # the same tensor, or equal ones, each call
@@ -275,9 +279,40 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
     raise _Eager(f"it returns a {type(result).__name__}, which the replay cannot rebuild")
 
 
+def _spent_node(result: Tensor) -> str | None:
+    """The name of the first node in ``result``'s graph whose saved arrays a backward pass
+    freed (the step's own ``loss.backward()``), or None while its graph can still run."""
+    for node in node_order([result._grad_fn]):
+        if getattr(node, "saved", ()) is None:
+            return node.name
+    return None
+
+
+class SpentBackward(Node):
+    """The graph node of a replayed result whose graph the call's own backward already used:
+    a second backward raises as it does after an eager call."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: str, meta: tuple) -> None:
+        super().__init__((), (meta,), ())
+        self.op = op
+
+    @property
+    def name(self) -> str:
+        return f"{self.op} (compiled)"
+
+    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
+        raise GraphError(
+            f"{self.op}: trying to backward through the graph a second time, but its saved "
+            "arrays were freed (the compiled call's own backward used them); pass "
+            "retain_graph=True to that backward() to differentiate the result again"
+        )
+
+
 def _spec_vars(spec: Any, found: list[Var]) -> None:
     kind, value = spec[:2]
-    if kind in ("var", "array", "grad"):
+    if kind in ("var", "array", "grad", "spent"):
         found.append(value)
     elif kind in ("tuple", "list", "dict"):
         for item in value:
@@ -290,6 +325,9 @@ def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor], node=None) -> Any:
         return Tensor._make(arrays[value])
     if kind == "grad":  # a result the replayed backward differentiates
         return Tensor._make(arrays[value], grad_fn=node, output_nr=spec[2])
+    if kind == "spent":
+        array = arrays[value]
+        return Tensor._make(array, grad_fn=SpentBackward(spec[2], (array.shape, array.dtype)))
     if kind == "array":
         return arrays[value]
     if kind == "input":
@@ -390,7 +428,7 @@ def _renumber(spec: Any, outputs: list[Var]) -> Any:
         kind, value = s[:2]
         if kind in ("var", "array"):
             return (kind, position[id(value)])
-        if kind == "grad":
+        if kind in ("grad", "spent"):
             return (kind, position[id(value)], s[2])
         if kind == "dict":
             return ("dict", tuple((k, walk(v)) for k, v in value))
@@ -424,7 +462,7 @@ def _spec_key(spec: Any) -> Any:
     kind, value = spec[:2]
     if kind == "object":
         return ("object",)  # compared by `_objects`
-    if kind == "grad":
+    if kind in ("grad", "spent"):
         return spec[:3]
     if kind in ("tuple", "list"):
         return (kind, tuple(_spec_key(v) for v in value))
