@@ -32,13 +32,22 @@ def _resident_bytes() -> int:
 def _watch_steps(optimizer_base: type, steps: int, times: list[float]) -> None:
     """Wrap ``step`` of every optimizer class so each call's end is timed; the run stops
     after ``steps`` + 1 calls (the first step's time is not a step's, it includes setup)."""
-    classes, todo = set(), [optimizer_base]
+    _watch(_subclasses(optimizer_base), "step", steps, times)
+
+
+def _subclasses(base: type) -> set:
+    classes, todo = set(), [base]
     while todo:
         cls = todo.pop()
         classes.add(cls)
         todo += [c for c in cls.__subclasses__() if c not in classes]
+    return classes
+
+
+def _watch(classes, method: str, steps: int, times: list[float]) -> None:
+    """Time the end of each call of ``method`` on ``classes``; stop after ``steps`` + 1."""
     for cls in classes:
-        original = cls.__dict__.get("step")
+        original = cls.__dict__.get(method)
         if original is None:
             continue
 
@@ -49,7 +58,7 @@ def _watch_steps(optimizer_base: type, steps: int, times: list[float]) -> None:
                 raise _Enough
             return result
 
-        cls.step = step
+        setattr(cls, method, step)
 
 
 def _warm_up() -> None:
@@ -79,7 +88,7 @@ def main(argv: list[str]) -> int:
 
         if threads:
             torch.set_num_threads(threads)
-        optimizer_base = torch.optim.Optimizer
+        optimizer_base, tensor_class = torch.optim.Optimizer, torch.Tensor
     else:
         import chainrule
         from chainrule import allocator
@@ -87,18 +96,22 @@ def main(argv: list[str]) -> int:
 
         allocator.keep_freed_memory()
         torch_names.install()
-        optimizer_base = chainrule.optim.Optimizer
+        optimizer_base, tensor_class = chainrule.optim.Optimizer, chainrule.Tensor
     _warm_up()
     before = _resident_bytes()
     times: list[float] = []
     _watch_steps(optimizer_base, steps, times)
+    # A program that updates its parameters by hand: a step is a backward() call.
+    backwards: list[float] = []
+    _watch([tensor_class], "backward", steps, backwards)
     path = Path(program).resolve()
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.parent))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(_Enough, SystemExit):
         runpy.run_path(str(path), run_name="__main__")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
-    step_times = [b - a for a, b in zip(times, times[1:])]
+    marks = times if len(times) > 1 else backwards
+    step_times = [b - a for a, b in zip(marks, marks[1:])]
     Path(out).write_text(json.dumps({"steps": step_times, "peak_bytes": max(peak, 0)}))
     return 0
 
