@@ -1,20 +1,25 @@
 """Weight initialisers with PyTorch's names and formulas; each fills a tensor in place.
 
-Randomness comes from `chainrule.default_generator()` (or the ``generator`` argument), so
-`chainrule.manual_seed` makes initialisation reproducible. The numbers differ from PyTorch's.
+Each draws as ``torch.nn.init`` draws: the same in-place fills (``uniform_``, ``normal_``) on the
+same tensors, from `chainrule.default_generator` or the ``generator`` argument, so under one
+`chainrule.manual_seed` the weights are PyTorch's, bit for bit (`orthogonal_`'s QR is LAPACK's:
+equal to rounding).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
+from .. import random
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, fmt_shape
-from ..random import numpy_generator
+from ..generator import Generator
+from ..random import randperm
 
 _LINEAR_FNS = (
     "linear", "conv1d", "conv2d", "conv3d",
@@ -88,7 +93,7 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(
-    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Fill with samples from U(a, b), in place; returns the tensor.
 
@@ -100,20 +105,22 @@ def uniform_(
     _check(tensor, "uniform_")
     if a > b:
         raise DomainError(f"uniform_: the lower bound {a} is above the upper bound {b}")
-    return _fill(tensor, numpy_generator(generator, "nn.init").uniform(a, b, tensor.shape))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(
     tensor: Tensor,
     mean: float = 0.0,
     std: float = 1.0,
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """Fill with samples from N(mean, std²), in place; returns the tensor."""
     _check(tensor, "normal_")
     if std < 0:
         raise DomainError(f"normal_: std must be non-negative, got {std}")
-    return _fill(tensor, numpy_generator(generator, "nn.init").normal(mean, std, tensor.shape))
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -138,7 +145,7 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def xavier_uniform_(
-    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)); in place.
 
@@ -154,7 +161,7 @@ def xavier_uniform_(
 
 
 def xavier_normal_(
-    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out)); in place."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
@@ -174,7 +181,7 @@ def kaiming_uniform_(
     a: float = 0.0,
     mode: str = "fan_in",
     nonlinearity: str = "leaky_relu",
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """He uniform: U(-b, b) with b = gain * sqrt(3 / fan); in place.
 
@@ -197,7 +204,7 @@ def kaiming_normal_(
     a: float = 0.0,
     mode: str = "fan_in",
     nonlinearity: str = "leaky_relu",
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """He normal: N(0, std²) with std = gain / sqrt(fan); in place."""
     std = _kaiming_std(_check(tensor, "kaiming_normal_"), a, mode, nonlinearity)
@@ -212,9 +219,12 @@ def trunc_normal_(
     std: float = 1.0,
     a: float = -2.0,
     b: float = 2.0,
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
-    """Fill with N(mean, std²) samples redrawn until they lie in [a, b]; in place.
+    """Fill with samples of N(mean, std²) truncated to [a, b]; in place. Drawn as PyTorch
+    draws them: when [a, b] holds more than 30% of the mass, normal draws of the whole
+    tensor, redrawn where they fall outside; else uniform proposals on [a, b], each kept with
+    probability its density over the peak's (a uniform's log below the log density ratio).
 
     ``a`` and ``b`` are absolute bounds, not multiples of ``std`` (as in PyTorch).
 
@@ -228,13 +238,55 @@ def trunc_normal_(
         raise DomainError(f"trunc_normal_: the lower bound a={a} must be below b={b}")
     if std < 0:
         raise DomainError(f"trunc_normal_: std must be non-negative, got {std}")
-    rng = numpy_generator(generator, "nn.init")
-    values = rng.normal(mean, std, tensor.shape)
-    outside = (values < a) | (values > b)
-    while outside.any():  # rejection: each redraw lands inside with the same probability
-        values[outside] = rng.normal(mean, std, int(outside.sum()))
-        outside = (values < a) | (values > b)
-    return _fill(tensor, values)
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "trunc_normal_: mean is more than 2 std from [a, b]; the distribution of values "
+            "may be incorrect",
+            stacklevel=2,
+        )
+    mass = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    with no_grad():
+        if mass > 0.3:
+            result = _redrawn_normals(tensor, mean, std, a, b, generator)
+        else:
+            result = _accepted_uniforms(tensor, mean, std, a, b, generator)
+        return tensor.copy_(result)
+
+
+def _redrawn_normals(tensor: Tensor, mean, std, a, b, generator) -> np.ndarray:
+    cast = tensor.dtype.type
+    low, high = cast(a), cast(b)
+    result = random.normal_values(tensor, mean, std, generator)
+    while True:
+        outside = (result < low) | (result > high)
+        if not outside.any():
+            return result
+        result = np.where(outside, random.normal_values(tensor, mean, std, generator), result)
+
+
+def _accepted_uniforms(tensor: Tensor, mean, std, a, b, generator) -> np.ndarray:
+    cast = tensor.dtype.type
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(x: np.ndarray) -> np.ndarray:  # PyTorch's in-place steps, in the dtype
+        x = (x - cast(mean)) / cast(std)
+        return x * x * cast(-0.5) - cast(log_peak)
+
+    def rejected(ratio: np.ndarray) -> np.ndarray:
+        return np.log(random.uniform_values(tensor, 0.0, 1.0, generator)) > ratio
+
+    result = random.uniform_values(tensor, a, b, generator)
+    pending = rejected(log_ratio(result))
+    while pending.any():
+        candidates = random.uniform_values(tensor, a, b, generator)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejected(log_ratio(candidates)), pending)
+    return result
+
+
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -251,7 +303,7 @@ def eye_(tensor: Tensor) -> Tensor:
 
 
 def orthogonal_(
-    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Fill with a (semi-)orthogonal matrix times ``gain``, in place: the tensor is seen as
     (rows, everything else), and its rows (or columns, if fewer) are orthonormal.
@@ -273,14 +325,42 @@ def orthogonal_(
         return tensor
     rows = tensor.shape[0]
     columns = tensor.numel() // rows
-    flat = numpy_generator(generator, "nn.init").normal(0.0, 1.0, (rows, columns))
+    flat = tensor.new_empty((rows, columns)).normal_(0, 1, generator=generator)._array
     if rows < columns:
         flat = flat.T
     q, r = np.linalg.qr(flat)
     q *= np.sign(np.diag(r))
     if rows < columns:
         q = q.T
-    return _fill(tensor, (gain * q).reshape(tensor.shape))
+    _fill(tensor, q.reshape(tensor.shape))
+    with no_grad():
+        return tensor.mul_(gain)
+
+
+def sparse_(
+    tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None
+) -> Tensor:
+    """Fill a 2-D tensor with N(0, std²) samples, then zero ``ceil(sparsity * rows)`` entries
+    of each column, the rows picked by a permutation per column (drawn, as in PyTorch, from
+    the default generator whatever ``generator`` is); in place.
+
+    >>> import chainrule
+    >>> w = sparse_(chainrule.zeros(10, 3), sparsity=0.3)
+    >>> (w == 0).sum(0).tolist()
+    [3, 3, 3]
+    """
+    if _check(tensor, "sparse_").ndim != 2:
+        raise DomainError(
+            f"sparse_: only tensors with 2 dimensions are supported, got shape "
+            f"{fmt_shape(tensor.shape)}"
+        )
+    rows, columns = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for column in range(columns):
+            tensor[randperm(rows)[:zeros], column] = 0
+    return tensor
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
