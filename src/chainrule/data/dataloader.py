@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from .dataset import Dataset, IterableDataset, Subset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler, draw_generator
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, draw_generator, fresh_seed
 
 
 def default_convert(sample: Any) -> Any:
@@ -240,8 +240,14 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Any]:
         global _worker
+        # Each epoch draws its workers' base seed when it starts, as PyTorch's loader does
+        # even without workers: the default stream then stays in step with PyTorch's.
+        generator = self.generator
+        if isinstance(generator, np.random.Generator):
+            seed = int(generator.integers(2**62))
+        else:
+            seed = fresh_seed(generator)
         if self.num_workers and self.worker_init_fn is not None:
-            seed = int(draw_generator(self.generator, op="DataLoader").integers(2**62))
             previous, _worker = _worker, WorkerInfo(0, 1, seed, self.dataset)
             try:
                 self.worker_init_fn(0)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError, OutOfRangeError, ShapeError, fmt_shape
+from ..random import randperm
 from .sampler import draw_generator
 
 
@@ -223,6 +224,10 @@ def random_split(
         raise DomainError(
             f"random_split: lengths {lengths} sum to {sum(counts)}, but the dataset has {n} samples"
         )
-    order = draw_generator(generator, seed, "random_split").permutation(n)
+    g = draw_generator(generator, seed, "random_split")
+    if isinstance(g, np.random.Generator):
+        order = g.permutation(n)
+    else:  # PyTorch's: randperm from the default generator unless one is given
+        order = randperm(n, generator=g)._array
     ends = np.cumsum(counts)
     return [Subset(dataset, order[end - k : end]) for k, end in zip(counts, ends)]

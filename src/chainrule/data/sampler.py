@@ -15,8 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import random
+from .._tensor import Tensor
 from ..errors import DomainError, DTypeError
-from ..random import numpy_generator
+from ..generator import Generator
 
 #: How many indices a sampler drawing with replacement asks NumPy for at a time: enough that
 #: the Python loop costs little per index, few enough that an endless epoch needs no memory.
@@ -30,23 +32,55 @@ def _count(value, name: str, op: str, minimum: int = 1) -> int:
 
 
 def draw_generator(generator=None, seed: int | None = None, op: str = "sampler"):
-    """The NumPy generator a draw uses: a new one seeded by ``seed`` (chainrule's keyword),
-    else ``generator``'s (a `chainrule.Generator` or a NumPy Generator), else chainrule's."""
+    """The generator a draw uses: a new `chainrule.Generator` seeded by ``seed`` (chainrule's
+    keyword, the same as passing ``Generator().manual_seed(seed)``), else ``generator`` (a
+    `chainrule.Generator`, or a NumPy Generator, which draws NumPy's numbers), else None (the
+    default generator)."""
     if seed is not None:
-        return np.random.default_rng(_count(seed, "seed", op, minimum=0))
-    if isinstance(generator, np.random.Generator):
+        return Generator().manual_seed(_count(seed, "seed", op, minimum=0))
+    if generator is None or isinstance(generator, (Generator, np.random.Generator)):
         return generator
-    return numpy_generator(generator, op)
+    raise DTypeError(f"{op}: generator must be a chainrule.Generator, got {type(generator)}")
 
 
-def epoch_generator(generator, op: str) -> np.random.Generator:
-    """The NumPy generator one pass over a sampler draws from: ``generator``'s, else a new one
-    seeded by one draw of chainrule's default generator when the pass starts, as PyTorch seeds
-    a fresh generator from its default one. So the order stays the same whatever else (dropout,
-    init) draws from the default generator while the epoch is read batch by batch."""
-    if isinstance(generator, np.random.Generator):
-        return generator
-    return numpy_generator(generator, op)
+def fresh_seed(generator=None) -> int:
+    """A seed drawn as PyTorch draws one, ``torch.empty((), dtype=torch.int64).random_()``:
+    a 64-bit draw modulo 2**63 from ``generator`` (the default generator for None)."""
+    return int(random.resolve(generator, "random_").words64(1)[0] % np.uint64(2**63))
+
+
+def epoch_generator(generator, op: str):
+    """The generator one pass over a sampler draws from: ``generator``, else, as PyTorch, a
+    new `chainrule.Generator` seeded by one draw of the default generator when the pass
+    starts; so the order stays the same whatever else (dropout, init) draws from the default
+    generator while the epoch is read batch by batch."""
+    if generator is None:
+        return Generator().manual_seed(fresh_seed())
+    return draw_generator(generator, op=op)
+
+
+def _numpy_order(rng: np.random.Generator, n: int, wanted: int, replacement: bool):
+    """RandomSampler's order from a NumPy generator (chainrule's extension)."""
+    if replacement:
+        for start in range(0, wanted, CHUNK):
+            yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
+        return
+    for _ in range(wanted // n):
+        yield from rng.permutation(n).tolist()
+    if wanted % n:
+        yield from rng.permutation(n)[: wanted % n].tolist()
+
+
+def _numpy_weighted(rng: np.random.Generator, weights, wanted: int, replacement: bool):
+    """WeightedRandomSampler's indices from a NumPy generator (chainrule's extension)."""
+    p = weights / weights.sum()
+    if not replacement:
+        yield from rng.choice(len(p), size=wanted, replace=False, p=p).tolist()
+        return
+    cdf = np.cumsum(p)
+    for start in range(0, wanted, CHUNK):
+        u = rng.random(min(CHUNK, wanted - start))
+        yield from np.searchsorted(cdf / cdf[-1], u, side="right").tolist()
 
 
 class Sampler:
@@ -115,15 +149,18 @@ class RandomSampler(Sampler):
         n, wanted = len(self.data_source), self.num_samples
         if not n:
             return
-        rng = epoch_generator(self.generator, "RandomSampler")
-        if self.replacement:
-            for start in range(0, wanted, CHUNK):
-                yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
+        g = epoch_generator(self.generator, "RandomSampler")
+        if isinstance(g, np.random.Generator):  # NumPy's numbers, as NumPy draws them
+            yield from _numpy_order(g, n, wanted, self.replacement)
+            return
+        if self.replacement:  # PyTorch's: 32 at a time, then the rest
+            for _ in range(wanted // 32):
+                yield from random.randint(0, n, (32,), generator=g).tolist()
+            yield from random.randint(0, n, (wanted % 32,), generator=g).tolist()
             return
         for _ in range(wanted // n):
-            yield from rng.permutation(n).tolist()
-        if wanted % n:
-            yield from rng.permutation(n)[: wanted % n].tolist()
+            yield from random.randperm(n, generator=g).tolist()
+        yield from random.randperm(n, generator=g).tolist()[: wanted % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -141,8 +178,12 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = epoch_generator(self.generator, "SubsetRandomSampler")
-        for i in rng.permutation(len(self.indices)).tolist():
+        g = draw_generator(self.generator, op="SubsetRandomSampler")
+        if isinstance(g, np.random.Generator):
+            order = g.permutation(len(self.indices))
+        else:  # PyTorch's: the default generator itself when none is given
+            order = random.randperm(len(self.indices), generator=g)
+        for i in order.tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -189,18 +230,22 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = epoch_generator(self.generator, "WeightedRandomSampler")
-        if not self.replacement:
-            p = self.weights / self.weights.sum()
-            yield from rng.choice(len(p), size=self.num_samples, replace=False, p=p).tolist()
+        g = draw_generator(self.generator, op="WeightedRandomSampler")
+        if isinstance(g, np.random.Generator):
+            yield from _numpy_weighted(g, self.weights, self.num_samples, self.replacement)
             return
-        # Inverse-CDF draws, as NumPy's choice makes them, without its setup for every chunk:
-        # a zero weight leaves the CDF flat, so its index is never found.
-        cdf = np.cumsum(self.weights)
-        cdf /= cdf[-1]
+        if not self.replacement or self.num_samples == 1:
+            weights = Tensor._make(self.weights)  # PyTorch's multinomial, on float64 weights
+            yield from random.multinomial(weights, self.num_samples, self.replacement,
+                                          generator=g).tolist()  # fmt: skip
+            return
+        # With replacement each index is one float64 uniform against the cumulative weights,
+        # so drawing CHUNK at a time as they are read gives PyTorch's indices in PyTorch's
+        # order, in constant memory.
+        g = random.resolve(g, "WeightedRandomSampler")
         for start in range(0, self.num_samples, CHUNK):
-            u = rng.random(min(CHUNK, self.num_samples - start))
-            yield from np.searchsorted(cdf, u, side="right").tolist()
+            count = min(CHUNK, self.num_samples - start)
+            yield from random.draw_with_replacement(g, self.weights, count, np.float64).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
