@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import ops, random
 from .._tensor import Tensor
+from ..autograd import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import BinaryParameters, broadcast_all
@@ -43,9 +44,8 @@ class Bernoulli(BinaryParameters, ExponentialFamily):
 
     def sample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "Bernoulli.sample")
-        probs = self.probs._array
-        return Tensor._make((rng.random(shape) < probs).astype(probs.dtype))
+        with no_grad():
+            return random.bernoulli(self.probs.expand(shape)).detach()
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

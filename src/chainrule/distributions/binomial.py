@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
+from ..autograd import no_grad
 from . import constraints
 from .distribution import Distribution
 from .utils import BinaryParameters
@@ -63,9 +64,9 @@ class Binomial(BinaryParameters, Distribution):
 
     def sample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "Binomial.sample")
-        n, p = self.total_count._array, self.probs._array
-        return Tensor._make(rng.binomial(n.astype(np.int64), p, size=shape).astype(p.dtype))
+        with no_grad():
+            count = self.total_count.detach().expand(shape)
+            return ops.binomial(count, self.probs.detach().expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

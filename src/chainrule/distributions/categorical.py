@@ -3,6 +3,8 @@ inverting the cumulative probabilities."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import ops, random
@@ -14,15 +16,15 @@ from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits, require_one
 
 
-def draw_categories(probs: np.ndarray, sample_shape: tuple) -> np.ndarray:
+def draw_categories(probs: Tensor, sample_shape: tuple) -> np.ndarray:
     """Indices drawn from the rows of ``probs`` (normalised over the last dim), of shape
-    ``sample_shape + probs.shape[:-1]``."""
-    rng = random.numpy_generator(None, "Categorical.sample")
-    cdf = np.cumsum(probs, -1)
-    cdf = cdf / cdf[..., -1:]
-    u = rng.random(tuple(sample_shape) + probs.shape[:-1])
-    index = (u[..., None] >= cdf).sum(-1)
-    return np.minimum(index, probs.shape[-1] - 1).astype(np.int64)
+    ``sample_shape + probs.shape[:-1]``, as PyTorch draws them: ``multinomial`` with
+    replacement, every sample of a row at once, the rows then transposed behind them."""
+    k = probs.shape[-1]
+    rows = probs.detach().reshape(-1, k)
+    count = math.prod(sample_shape)
+    drawn = random.multinomial(rows, count, True)._array.T
+    return drawn.reshape(tuple(sample_shape) + tuple(probs.shape[:-1]))
 
 
 class Categorical(Distribution):
@@ -89,7 +91,7 @@ class Categorical(Distribution):
         return full_like(self.probs[..., 0], float("nan"))
 
     def sample(self, sample_shape=()) -> Tensor:
-        return Tensor._make(draw_categories(self.probs._array, tuple(sample_shape)))
+        return Tensor._make(draw_categories(self.probs, tuple(sample_shape)))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 
-from .. import ops, random
+import numpy as np
+
+from .. import ops
 from .._tensor import Tensor
 from ..creation import full_like
 from . import constraints
@@ -42,8 +44,9 @@ class Cauchy(Distribution):
         return full_like(self.loc, float("inf"))
 
     def rsample(self, sample_shape=()) -> Tensor:
-        u = random.rand(self._extended_shape(sample_shape), dtype=self.loc.dtype)
-        return self.loc + self.scale * ops.tan(math.pi * (u - 0.5))
+        shape = tuple(self._extended_shape(sample_shape))
+        eps = Tensor._make(np.empty(shape, self.loc.dtype)).cauchy_()  # PyTorch's draw
+        return self.loc + eps * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import ops
 from .._tensor import Tensor
-from ..dtypes import finfo
+from ..dtypes import finfo, float64
 from ..nn.functional import one_hot
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -52,9 +52,12 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        gammas = standard_gamma(self.concentration.expand(shape))
-        x = gammas / gammas.sum(-1, keepdim=True)
-        return x.clamp(min=finfo(x.dtype).tiny, max=1 - finfo(x.dtype).eps)
+        # As PyTorch: the gamma draws and their normalisation in float64, then the dtype's
+        # smallest normal number and largest number below 1 as bounds.
+        dtype = self.concentration.dtype
+        gammas = standard_gamma(self.concentration.expand(shape).to(float64))
+        x = (gammas / gammas.sum(-1, keepdim=True)).to(dtype)
+        return x.clamp(min=finfo(dtype).tiny, max=1 - finfo(dtype).eps / 2)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -3,7 +3,9 @@ exponential draw."""
 
 from __future__ import annotations
 
-from .. import ops, random
+import numpy as np
+
+from .. import ops
 from .._tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -44,9 +46,8 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "Exponential.rsample")
-        e = Tensor._make(rng.standard_exponential(shape).astype(self.rate.dtype))
-        return e / self.rate
+        e = Tensor._make(np.empty(shape, self.rate.dtype))
+        return e.exponential_() / self.rate  # PyTorch's draw: an exponential_ fill
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

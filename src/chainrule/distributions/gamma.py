@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops, random, special
+from .. import ops, random, rejection_sampling, special
 from .._tensor import Tensor
 from ..dtypes import finfo
 from ..function import Function
@@ -38,9 +38,9 @@ class _StandardGamma(Function):
     """Gamma(alpha, 1) draws of alpha's shape, differentiable in alpha (see the module)."""
 
     def forward(self, alpha):
-        rng = random.numpy_generator(None, "Gamma.rsample")
-        tiny = finfo(alpha.dtype).tiny  # a draw that underflows to 0 would make log(x) -inf
-        x = np.maximum(rng.standard_gamma(alpha.astype(np.float64)), tiny).astype(alpha.dtype)
+        # PyTorch's draws (chainrule.rejection_sampling), at least the smallest normal number:
+        # a draw that underflows to 0 would make log(x) -inf.
+        x = rejection_sampling.standard_gamma_values(alpha, random.resolve(None, "Gamma"))
         self.save_for_backward(alpha, x)
         return x
 

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
 from . import constraints
 from .binomial import Binomial
-from .categorical import Categorical
+from .categorical import Categorical, draw_categories
 from .distribution import Distribution
 
 
@@ -61,15 +61,13 @@ class Multinomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=()) -> Tensor:
-        rng = random.numpy_generator(None, "Multinomial.sample")
-        probs = self.probs._array
-        probs64 = probs.astype(np.float64)
-        probs64 = probs64 / probs64.sum(-1, keepdims=True)
-        shape = tuple(sample_shape) + probs.shape[:-1]
-        draws = rng.multinomial(
-            self.total_count, np.broadcast_to(probs64, shape + probs.shape[-1:])
-        )
-        return Tensor._make(draws.astype(probs.dtype))
+        # PyTorch's: total_count categorical draws per sample, counted per category.
+        probs = self.probs.detach()
+        sample_shape = tuple(sample_shape)
+        draws = draw_categories(probs, (self.total_count, *sample_shape))
+        draws = np.moveaxis(draws, 0, -1)
+        counts = np.stack([(draws == k).sum(-1) for k in range(probs.shape[-1])], -1)
+        return Tensor._make(counts.astype(probs.dtype))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

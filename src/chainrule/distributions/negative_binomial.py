@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from .. import ops, random
 from .._tensor import Tensor
+from ..autograd import no_grad
 from ..nn.functional import logsigmoid
 from . import constraints
 from .distribution import Distribution
+from .gamma import Gamma
 from .utils import BinaryParameters
 
 
@@ -44,12 +46,11 @@ class NegativeBinomial(BinaryParameters, Distribution):
         return self.mean / ops.sigmoid(-self.logits)
 
     def sample(self, sample_shape=()) -> Tensor:
-        shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "NegativeBinomial.sample")
-        r = self.total_count._array
-        odds = self.probs._array / (1 - self.probs._array)
-        rate = rng.gamma(r, odds, size=shape)
-        return Tensor._make(rng.poisson(rate).astype(r.dtype))
+        with no_grad():  # PyTorch's: Poisson counts of Gamma(total_count, exp(-logits)) rates
+            rate = Gamma(self.total_count.detach(), ops.exp(-self.logits.detach())).sample(
+                sample_shape
+            )
+            return random.poisson(rate)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import ops, random
 from .._tensor import Tensor
+from ..autograd import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -38,9 +39,8 @@ class Poisson(ExponentialFamily):
 
     def sample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "Poisson.sample")
-        rate = self.rate._array
-        return Tensor._make(rng.poisson(rate, size=shape).astype(rate.dtype))
+        with no_grad():
+            return random.poisson(self.rate.detach().expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import ops, random
 from .._tensor import Tensor
 from ..ops.transcendental import i1
@@ -48,10 +50,27 @@ class VonMises(Distribution):
 
     def sample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "VonMises.sample")
-        loc, kappa = self.loc._array, self.concentration._array
-        angles = rng.vonmises(loc.astype("float64"), kappa.astype("float64"), size=shape)
-        return Tensor._make(angles.astype(loc.dtype))
+        # Best and Fisher's rejection sampler (1979) in float64, as PyTorch runs it: each
+        # round draws three uniforms for every element, and accepts where it can.
+        loc = self.loc._array.astype(np.float64)
+        kappa = self.concentration._array.astype(np.float64)
+        tau = 1 + np.sqrt(1 + 4 * kappa**2)
+        rho = (tau - np.sqrt(2 * tau)) / (2 * kappa)
+        with np.errstate(all="ignore"):
+            r = np.where(kappa < 1e-5, 1 / kappa + kappa, (1 + rho**2) / (2 * rho))
+        x = np.zeros(shape)
+        done = np.zeros(shape, bool)
+        while not done.all():
+            u1, u2, u3 = random.rand((3, *shape), dtype=np.float64)._array
+            z = np.cos(np.pi * u1)
+            f = (1 + r * z) / (r + z)
+            c = kappa * (r - f)
+            with np.errstate(all="ignore"):
+                accept = ((c * (2 - c) - u2) > 0) | (np.log(c / u2) + 1 - c >= 0)
+            x = np.where(accept, np.sign(u3 - 0.5) * np.arccos(f), x)
+            done |= accept
+        angles = np.mod(x + np.pi + loc, 2 * np.pi) - np.pi
+        return Tensor._make(angles.astype(self.loc.dtype))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import linalg, ops, random
 from .._tensor import Tensor
+from ..dtypes import finfo
 from ..linalg.triangular import cholesky_solve
 from . import constraints
 from .chi2 import Chi2
@@ -85,7 +86,7 @@ class Wishart(Distribution):
     def _make_chi2(self) -> Chi2:
         """The chi-squared draws of the Bartlett factor's diagonal: df - i for row i."""
         p = self.event_shape[-1]
-        steps = Tensor._make(np.arange(p, dtype=self.df.dtype))
+        steps = Tensor._make(np.arange(p, dtype=self._unbroadcasted_scale_tril.dtype))
         return Chi2(self.df.unsqueeze(-1) - steps)
 
     def expand(self, batch_shape, _instance=None) -> Wishart:
@@ -132,14 +133,48 @@ class Wishart(Distribution):
         d = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix(self.df) * (V**2 + d.unsqueeze(-1) * d.unsqueeze(-2))
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def _bartlett(self, sample_shape: tuple) -> Tensor:
+        """Samples by Bartlett's decomposition, drawn as PyTorch draws them: the factor's
+        diagonal from the chi-squared draws, then its strict lower triangle row by row."""
         p = self.event_shape[-1]
-        sample_shape = tuple(sample_shape)
         diagonal = ops.sqrt(self._chi2.rsample(sample_shape))
-        below = random.randn(sample_shape + tuple(self.batch_shape) + (p, p), dtype=diagonal.dtype)
-        bartlett = ops.tril(below, -1) + ops.diag_embed(diagonal)
-        factor = self._unbroadcasted_scale_tril @ bartlett
+        diagonal = diagonal.clamp(min=finfo(diagonal.dtype).eps)
+        rows, columns = np.tril_indices(p, -1)
+        shape = sample_shape + tuple(self.batch_shape)
+        below = np.zeros(shape + (p, p), diagonal.dtype)
+        below[..., rows, columns] = random.randn(shape + (len(rows),), dtype=diagonal.dtype)._array
+        factor = self._unbroadcasted_scale_tril @ (ops.diag_embed(diagonal) + Tensor._make(below))
         return factor @ factor.mT
+
+    def rsample(self, sample_shape=(), max_try_correction: int | None = None) -> Tensor:
+        """Samples by Bartlett's decomposition. PyTorch 2.13 then takes the samples its
+        positive-definiteness check passes for singular ones and draws them again (up to
+        ``max_try_correction`` times, 10 by default) with a warning; chainrule draws them
+        again in the same way, so the numbers stay PyTorch's, without the misleading
+        warning."""
+        tries = 10 if max_try_correction is None else max_try_correction
+        sample_shape = tuple(sample_shape)
+        sample = self._bartlett(sample_shape)
+        again = self._checked(sample)
+        for _ in range(tries if again.any() else 0):
+            fresh = self._bartlett((int(again.sum()),))
+            index = Tensor._make(np.argwhere(again.reshape(-1)).reshape(-1))
+            flat = sample.reshape((-1,) + tuple(sample.shape[again.ndim :]))
+            sample = flat.index_copy(0, index, fresh).reshape(sample.shape)
+            again[again] = self._checked(fresh, invert=True)
+            if not again.any():
+                break
+        return sample
+
+    def _checked(self, sample: Tensor, invert: bool = False) -> np.ndarray:
+        """PyTorch's flags: its support check per sample (or its negation), any over the
+        batch dims."""
+        flags = np.asarray(self.support.check(sample)._array)
+        flags = ~flags if invert else flags
+        if self.batch_shape:
+            batch = tuple(range(flags.ndim - len(self.batch_shape), flags.ndim))
+            flags = flags.any(axis=batch)
+        return np.array(flags, dtype=bool)  # an array even when 0-d
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -160,9 +160,7 @@ def xavier_uniform_(
     return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(
-    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
-) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out)); in place."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -302,9 +300,7 @@ def eye_(tensor: Tensor) -> Tensor:
     return _fill(tensor, np.eye(*tensor.shape))
 
 
-def orthogonal_(
-    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
-) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix times ``gain``, in place: the tensor is seen as
     (rows, everything else), and its rows (or columns, if fewer) are orthonormal.
 
