@@ -1,8 +1,8 @@
 """The corpus (tests/programs/): PyTorch programs written in the idiom of public PyTorch code run
-unchanged under `chainrule run` and end as they end on PyTorch. A program whose weights and data
-come from NumPy prints the same numbers, step by step, to a stated tolerance; one that draws
-from torch's own random numbers (dropout, sampling, shuffling) can only be held to finishing,
-printing the same lines, a finite final metric and, where it learns, learning."""
+unchanged under `chainrule run` and end as they end on PyTorch, printing the same numbers step
+by step to a stated tolerance. That holds for the programs that draw from torch's own random
+numbers too (initial weights, dropout, shuffled batches, sampled actions and latents): under
+the program's seed chainrule draws PyTorch's stream."""
 
 import math
 import os
@@ -22,7 +22,7 @@ PRECISE = re.compile(r"^(.*\D) (-?\d+\.\d{6,})$", re.M)  # the lines printed to 
 @dataclass(frozen=True)
 class Case:
     """One run of a program: its arguments; ``rel`` compares every precisely printed number with
-    PyTorch's (None: the program draws from torch's generator, so only a finished run counts);
+    PyTorch's (None: only a finished run with the same lines counts);
     ``final`` names the line of the final metric, ``learned`` what that metric must satisfy."""
 
     program: str
@@ -37,6 +37,9 @@ class Case:
 
 
 F32 = 1e-4  # float32 programs: the two libraries round differently; a few steps apart stay close
+# Policy-gradient losses are sums of terms of order 1 that cancel to about 1e-3: float32
+# rounding of the terms is then 1e-3 of the loss (the episodes, and so the rewards, are equal).
+F32_CANCELLING = 1e-3
 CASES = [
     *[
         Case("char_models.py", ("--model", m), final="val loss")
@@ -45,17 +48,17 @@ CASES = [
     Case("word_lstm.py", ("--dropout", "0"), final="best val loss"),
     Case("cnn_digits.py", ("--no-shuffle", "--dropout", "0"), rel=F32, final="test loss"),
     Case("autoencoder.py", rel=F32, final="final mse", learned=("<", 0.09)),
-    Case("vae.py", rel=None, final="final loss", learned=("<", 35.0)),
-    Case("gan.py", rel=None, final="final loss"),
-    Case("reinforce.py", rel=None, final="running reward"),
-    Case("actor_critic.py", rel=None, final="final length", learned=("<", 15.0)),
+    Case("vae.py", rel=F32, final="final loss", learned=("<", 35.0)),
+    Case("gan.py", rel=F32, final="final loss"),
+    Case("reinforce.py", rel=F32_CANCELLING, final="running reward"),
+    Case("actor_critic.py", rel=F32_CANCELLING, final="final length", learned=("<", 15.0)),
     Case("gat.py", ("--dropout", "0"), final="test loss", learned=("<", 0.5)),
     Case("gat.py", ("--dropout", "0", "--sparse"), final="test loss", learned=("<", 0.5)),
     Case("lstm_lbfgs.py", final="test loss", learned=("<", 0.3)),
     Case("seq2seq.py", final="test loss"),
     Case("regression.py", final="final loss"),
     Case("logreg.py", rel=F32, final="accuracy", learned=(">", 0.9)),
-    Case("digits_mlp.py", rel=None, final="test accuracy", learned=(">", 0.8)),
+    Case("digits_mlp.py", rel=F32, final="test accuracy", learned=(">", 0.8)),
     Case("text_classifier.py", rel=F32, final="test accuracy", learned=(">", 0.9)),
     Case("resnet.py", final="best accuracy", learned=(">", 50.0)),
     Case("custom_function.py", final="final mse", learned=("<", 0.1)),

@@ -1584,23 +1584,28 @@ class Builder:
     # chainrule draws PyTorch's stream, so the numbers (and dropout's masks) are the same.
 
     def draw(self) -> bool:
-        # An input: its strides are the same in both libraries, and the *_like draws and
-        # dropout fill in memory order (a computed value may be laid out differently).
-        x = self.pick(lambda v: v.is_float and v.name.startswith("x"))
-        x = x or self.add_input(dtype=self.new_dtype(True))
+        # A contiguous input, or a transposed view of one: a view's strides are the same in
+        # both libraries, and the *_like draws and dropout fill a view in its memory order
+        # (an op's result is taken as row-major, as PyTorch's results are).
+        x = self.pick(lambda v: v.is_float and v.name.startswith("x") and v.contiguous)
+        if x is None:
+            return False
         kind = self.choice(["dropout", "rand_like", "randn_like", "bernoulli", "randn"])
         p, lo, hi, out = self.choice([0.2, 0.5]), x.lo, x.hi, self.fresh()
         shape, dtype = tuple(x.shape), f"lib.{x.dtype}"
+        name = f"{x.name}.mT" if len(shape) >= 2 and self.chance(0.5) else x.name
+        if name != x.name:
+            shape = shape[:-2] + shape[::-1][:2]
         code, interval = {
-            "dropout": (f"F.dropout({x.name}, {p})", (min(lo / (1 - p), 0), max(hi / (1 - p), 0))),
-            "rand_like": (f"{x.name} * lib.rand_like({x.name})", (min(lo, 0), max(hi, 0))),
-            "randn_like": (f"{x.name} + lib.randn_like({x.name})", (lo - 7, hi + 7)),
-            "bernoulli": (f"{x.name} * lib.bernoulli(lib.full({shape}, {p}, dtype={dtype}))",
+            "dropout": (f"F.dropout({name}, {p})", (min(lo / (1 - p), 0), max(hi / (1 - p), 0))),
+            "rand_like": (f"{name} * lib.rand_like({name})", (min(lo, 0), max(hi, 0))),
+            "randn_like": (f"{name} + lib.randn_like({name})", (lo - 7, hi + 7)),
+            "bernoulli": (f"{name} * lib.bernoulli(lib.full({shape}, {p}, dtype={dtype}))",
                           (min(lo, 0), max(hi, 0))),
-            "randn": (f"{x.name} - lib.randn({shape}, dtype={dtype})", (lo - 7, hi + 7)),
+            "randn": (f"{name} - lib.randn({shape}, dtype={dtype})", (lo - 7, hi + 7)),
         }[kind]  # fmt: skip
         self.emit(f"{out} = {code}", out)
-        self.define(out, x.shape, x.dtype, interval, x.grad, like=[x])
+        self.define(out, shape, x.dtype, interval, x.grad, like=[x])
         return True
 
     def failing(self) -> bool:

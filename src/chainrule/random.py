@@ -365,11 +365,12 @@ def randn_like(
     x = _tensor_arg(input, "randn_like")
     dtype = _float_dtype(x.dtype if dtype is None else dtype, "randn_like")
     as_device(device, "randn_like")
-    if _layout(x._array) is None:
+    layout = view_layout(x)
+    if layout is None:
         return randn(x.shape, generator=generator, dtype=dtype, requires_grad=requires_grad)
     # A tensor laid out as input is not contiguous: PyTorch draws it one at a time.
     values = _normal_array((x.numel(),), dtype, 0.0, 1.0, generator, "randn_like", False)
-    return _new(in_memory_order(x._array, values), requires_grad)
+    return _new(in_memory_order(layout, values), requires_grad)
 
 
 @replayed_whole
@@ -393,16 +394,22 @@ def randint_like(
     return _relaid(out, x, requires_grad)
 
 
-def _layout(array: np.ndarray) -> np.ndarray | None:
-    """``array`` when PyTorch's ``empty_like`` lays a new tensor out in another order of the
-    dims than row-major (that of `fill_order`), else None."""
+def view_layout(x) -> np.ndarray | None:
+    """``x``'s array when ``x`` is a view whose strides walk its dims in another order than
+    row-major (`fill_order`): ``empty_like(x)`` then keeps that order in PyTorch, and draws
+    into it fill in that order. None otherwise: a tensor an op made is row-major in PyTorch
+    (chainrule's NumPy arrays may be laid out otherwise; only a view's strides are PyTorch's
+    in both)."""
+    if not isinstance(x, Tensor) or not x._is_view():
+        return None
+    array = x._array
     order = fill_order(array.shape, array.strides)
     return None if order == sorted(order) else array
 
 
 def _relaid(out: Tensor, like: Tensor, requires_grad: bool) -> Tensor:
     """``out``'s values, drawn one after another, laid out in ``like``'s memory order."""
-    layout = _layout(like._array)
+    layout = view_layout(like)
     if layout is None:
         return out
     return _new(in_memory_order(layout, out._array.reshape(-1)), requires_grad)
@@ -566,11 +573,10 @@ def bernoulli_draws(shape: tuple, p: float, generator=None, op: str = "bernoulli
                     like: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """A bool array of ``shape``, each True with probability ``p`` (a number), drawn as
     PyTorch's ``bernoulli_(p)`` draws a fresh tensor (dropout's masks); laid out as
-    ``empty_like(like)`` would be when ``like`` is given."""
+    ``like`` (an array, from `view_layout`) when given."""
     g = resolve(generator, op)
     keep = _shaped(shape, generator, lambda s: g.unit(math.prod(s), np.float64).reshape(s)) < p
-    layout = None if like is None else _layout(like)
-    return keep.reshape(shape) if layout is None else in_memory_order(layout, keep)
+    return keep.reshape(shape) if like is None else in_memory_order(like, keep)
 
 
 def draw_with_replacement(g: Generator, weights: np.ndarray, count: int, dtype) -> np.ndarray:

@@ -11,8 +11,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ...errors import ShapeError, fmt_shape
 from ...observe import replayed_whole
-from ...random import bernoulli_draws
-from ._checks import _array, _check_probability
+from ...random import bernoulli_draws, view_layout
+from ._checks import _check_probability
 from .activation import _in_place
 
 __all__ = [
@@ -105,7 +105,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, "dropout_")
     # The mask is laid out as the input (PyTorch draws it into ``empty_like(input)``).
-    scale = _kept_scale(np.shape(input), p, input.dtype, _array(input))
+    scale = _kept_scale(np.shape(input), p, input.dtype, view_layout(input))
     return _in_place(input, lambda x: x * scale, inplace, "dropout_")
 
 
@@ -164,7 +164,7 @@ def _alpha_dropout(
         return input
     if p == 1:
         return _in_place(input, lambda x: x * 0.0, inplace, f"{op}_")
-    like = None if feature else _array(input)
+    like = None if feature else view_layout(input)
     scale, shift = _alpha_scale_shift(mask_shape, p, input.dtype, like)
     return _in_place(input, lambda x: x * scale + shift, inplace, f"{op}_")
 
