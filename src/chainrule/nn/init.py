@@ -1,20 +1,23 @@
 """Weight initialisers with PyTorch's names and formulas; each fills a tensor in place.
 
-Randomness comes from `chainrule.default_generator()` (or the ``generator`` argument), so
-`chainrule.manual_seed` makes initialisation reproducible. The numbers differ from PyTorch's.
+Each draws as ``torch.nn.init`` draws: through the tensor's own fills (``uniform_``,
+``normal_``) on the default generator (or ``generator=``), the same calls in the same order,
+so that under one `chainrule.manual_seed` the weights are PyTorch's, bit for bit.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, fmt_shape
-from ..random import numpy_generator
+from ..generator import Generator
+from ..random import randperm
 
 _LINEAR_FNS = (
     "linear", "conv1d", "conv2d", "conv3d",
@@ -88,7 +91,7 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(
-    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Fill with samples from U(a, b), in place; returns the tensor.
 
@@ -100,20 +103,19 @@ def uniform_(
     _check(tensor, "uniform_")
     if a > b:
         raise DomainError(f"uniform_: the lower bound {a} is above the upper bound {b}")
-    return _fill(tensor, numpy_generator(generator, "nn.init").uniform(a, b, tensor.shape))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(
-    tensor: Tensor,
-    mean: float = 0.0,
-    std: float = 1.0,
-    generator: np.random.Generator | None = None,
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Fill with samples from N(mean, std²), in place; returns the tensor."""
     _check(tensor, "normal_")
     if std < 0:
         raise DomainError(f"normal_: std must be non-negative, got {std}")
-    return _fill(tensor, numpy_generator(generator, "nn.init").normal(mean, std, tensor.shape))
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -138,7 +140,7 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def xavier_uniform_(
-    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)); in place.
 
@@ -154,7 +156,7 @@ def xavier_uniform_(
 
 
 def xavier_normal_(
-    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out)); in place."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
@@ -164,7 +166,8 @@ def xavier_normal_(
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float | None:
     if 0 in tensor.shape:
-        return None  # nothing to fill (PyTorch warns and returns)
+        warnings.warn("init: initialising a tensor with no elements does nothing", stacklevel=3)
+        return None
     fan = _calculate_correct_fan(tensor, mode)
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
@@ -174,7 +177,7 @@ def kaiming_uniform_(
     a: float = 0.0,
     mode: str = "fan_in",
     nonlinearity: str = "leaky_relu",
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """He uniform: U(-b, b) with b = gain * sqrt(3 / fan); in place.
 
@@ -197,7 +200,7 @@ def kaiming_normal_(
     a: float = 0.0,
     mode: str = "fan_in",
     nonlinearity: str = "leaky_relu",
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """He normal: N(0, std²) with std = gain / sqrt(fan); in place."""
     std = _kaiming_std(_check(tensor, "kaiming_normal_"), a, mode, nonlinearity)
@@ -206,17 +209,29 @@ def kaiming_normal_(
     return normal_(tensor, 0.0, std, generator)
 
 
+def _scratch(tensor: Tensor) -> Tensor:
+    """A new tensor with ``tensor``'s shape, dtype and memory layout (PyTorch's empty_like)."""
+    return Tensor._make(np.empty_like(tensor._array))
+
+
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
 def trunc_normal_(
     tensor: Tensor,
     mean: float = 0.0,
     std: float = 1.0,
     a: float = -2.0,
     b: float = 2.0,
-    generator: np.random.Generator | None = None,
+    generator: Generator | None = None,
 ) -> Tensor:
-    """Fill with N(mean, std²) samples redrawn until they lie in [a, b]; in place.
+    """Fill with N(mean, std²) samples conditioned to lie in [a, b]; in place.
 
-    ``a`` and ``b`` are absolute bounds, not multiples of ``std`` (as in PyTorch).
+    ``a`` and ``b`` are absolute bounds, not multiples of ``std`` (as in PyTorch). Drawn as
+    PyTorch 2.13 draws: when [a, b] holds more than 30% of the mass, whole tensors of normal
+    samples, each kept where the ones before fell outside; else uniform candidates in [a, b]
+    accepted with the normal density's ratio to its peak (also redrawn whole, per round).
 
     >>> import chainrule
     >>> w = trunc_normal_(chainrule.zeros(1000), std=2.0, a=-1.0, b=3.0)
@@ -226,15 +241,62 @@ def trunc_normal_(
     _check(tensor, "trunc_normal_")
     if not a < b:
         raise DomainError(f"trunc_normal_: the lower bound a={a} must be below b={b}")
-    if std < 0:
-        raise DomainError(f"trunc_normal_: std must be non-negative, got {std}")
-    rng = numpy_generator(generator, "nn.init")
-    values = rng.normal(mean, std, tensor.shape)
-    outside = (values < a) | (values > b)
-    while outside.any():  # rejection: each redraw lands inside with the same probability
-        values[outside] = rng.normal(mean, std, int(outside.sum()))
-        outside = (values < a) | (values > b)
-    return _fill(tensor, values)
+    if not std > 0:
+        raise DomainError(f"trunc_normal_: std must be positive, got {std}")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            f"trunc_normal_: mean {mean} lies more than 2 std from [{a}, {b}]; the values may "
+            "not follow the truncated distribution",
+            stacklevel=2,
+        )
+    mass = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    with no_grad():
+        if mass > 0.3:
+            values = _truncated_by_redraws(tensor, mean, std, a, b, generator)
+        else:
+            values = _truncated_by_acceptance(tensor, mean, std, a, b, generator)
+        tensor.copy_(values)
+    return tensor
+
+
+def _truncated_by_redraws(tensor: Tensor, mean, std, a, b, generator) -> np.ndarray:
+    """Normal samples, the ones outside [a, b] (bounds rounded to the dtype) taken from a fresh
+    whole-tensor draw, round after round."""
+    kind = tensor.dtype.type
+    low, high = kind(a), kind(b)
+    values = tensor.normal_(mean, std, generator=generator)._array.copy()
+    outside = (values < low) | (values > high)
+    while outside.any():
+        fresh = _scratch(tensor).normal_(mean, std, generator=generator)._array
+        values = np.where(outside, fresh, values)
+        outside = (values < low) | (values > high)
+    return values
+
+
+def _truncated_by_acceptance(tensor: Tensor, mean, std, a, b, generator) -> np.ndarray:
+    """Uniform candidates in [a, b], each kept when log U < -((x - mean) / std)² / 2 minus its
+    value at the mode; the rejected ones redrawn (whole tensors, one round at a time). The
+    arithmetic is PyTorch's, step by step in the tensor's dtype."""
+    kind = tensor.dtype.type
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(x: np.ndarray) -> np.ndarray:
+        z = (x - kind(mean)) / kind(std)
+        return z * z * kind(-0.5) - kind(log_peak)
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        u = _scratch(tensor).uniform_(generator=generator)._array
+        with np.errstate(divide="ignore"):  # log 0 = -inf: that candidate is kept
+            return np.log(u) > log_ratio(candidates)
+
+    values = tensor.uniform_(a, b, generator=generator)._array.copy()
+    pending = rejected(values)
+    while pending.any():
+        candidates = _scratch(tensor).uniform_(a, b, generator=generator)._array
+        values = np.where(pending, candidates, values)
+        pending = pending & rejected(candidates)
+    return values
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -250,14 +312,13 @@ def eye_(tensor: Tensor) -> Tensor:
     return _fill(tensor, np.eye(*tensor.shape))
 
 
-def orthogonal_(
-    tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None
-) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix times ``gain``, in place: the tensor is seen as
     (rows, everything else), and its rows (or columns, if fewer) are orthonormal.
 
     Made as PyTorch makes it: the Q of a Gaussian matrix's QR, its columns' signs fixed by
-    R's diagonal so that the distribution is uniform.
+    R's diagonal so that the distribution is uniform. The Gaussian draws are PyTorch's; the QR
+    is NumPy's LAPACK call, so Q agrees with PyTorch's to rounding, not bit for bit.
 
     >>> import chainrule
     >>> w = orthogonal_(chainrule.zeros(3, 5))
@@ -273,14 +334,44 @@ def orthogonal_(
         return tensor
     rows = tensor.shape[0]
     columns = tensor.numel() // rows
-    flat = numpy_generator(generator, "nn.init").normal(0.0, 1.0, (rows, columns))
+    flat = Tensor._make(np.empty((rows, columns), tensor.dtype))
+    flat = flat.normal_(0.0, 1.0, generator=generator)._array
     if rows < columns:
         flat = flat.T
     q, r = np.linalg.qr(flat)
-    q *= np.sign(np.diag(r))
+    q = (q * np.sign(np.diag(r))).astype(tensor.dtype)
     if rows < columns:
         q = q.T
-    return _fill(tensor, (gain * q).reshape(tensor.shape))
+    with no_grad():
+        tensor.copy_(q.reshape(tensor.shape))
+        return tensor.mul_(gain)
+
+
+def sparse_(
+    tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None
+) -> Tensor:
+    """Fill a 2-D tensor with N(0, std²) samples, then zero ``ceil(sparsity * rows)`` of each
+    column's entries, chosen at random; in place.
+
+    As in PyTorch, ``generator`` draws the normal samples only: the rows to zero come from a
+    `chainrule.randperm` per column on the default generator.
+
+    >>> import chainrule
+    >>> w = sparse_(chainrule.zeros(10, 3), sparsity=0.3)
+    >>> (w == 0).sum(0).tolist()
+    [3, 3, 3]
+    """
+    if _check(tensor, "sparse_").ndim != 2:
+        raise DomainError(f"sparse_: needs a 2-D tensor, got shape {fmt_shape(tensor.shape)}")
+    if not 0 <= sparsity <= 1:
+        raise DomainError(f"sparse_: sparsity must lie in [0, 1], got {sparsity}")
+    rows, columns = tensor.shape
+    zeros_per_column = math.ceil(sparsity * rows)
+    with no_grad():
+        values = tensor.normal_(0.0, std, generator=generator)._array.copy()
+        for column in range(columns):
+            values[randperm(rows)._array[:zeros_per_column], column] = 0
+        return tensor.copy_(values)
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
