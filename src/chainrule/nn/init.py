@@ -155,9 +155,7 @@ def xavier_uniform_(
     return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(
-    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
-) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out)); in place."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
