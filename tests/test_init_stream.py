@@ -50,7 +50,9 @@ def test_init_draws_pytorchs_numbers(torch, case, dtype):
     fill = _init_cases()[case]
     for seed, shape in enumerate(SHAPES):
         ours, theirs = _both(
-            torch, seed, lambda lib: fill(lib, lib.zeros(*shape, dtype=getattr(lib, dtype)))
+            torch,
+            seed,
+            lambda lib, shape=shape: fill(lib, lib.zeros(*shape, dtype=getattr(lib, dtype))),
         )
         assert ours.dtype == theirs.numpy().dtype
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=f"{case} {shape}")
@@ -74,7 +76,9 @@ def test_init_draws_from_a_given_generator(torch):
 def test_sparse_zeroes_pytorchs_rows(torch):
     for seed, shape in enumerate([(10, 3), (20, 7), (1, 4)]):
         ours, theirs = _both(
-            torch, seed, lambda lib: lib.nn.init.sparse_(lib.zeros(*shape), sparsity=0.3)
+            torch,
+            seed,
+            lambda lib, shape=shape: lib.nn.init.sparse_(lib.zeros(*shape), sparsity=0.3),
         )
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
         assert _same_state(torch)
@@ -88,7 +92,9 @@ def test_orthogonal_draws_pytorchs_gaussians(torch, dtype):
         ours, theirs = _both(
             torch,
             seed,
-            lambda lib: lib.nn.init.orthogonal_(lib.zeros(*shape, dtype=getattr(lib, dtype)), 2.0),
+            lambda lib, shape=shape: lib.nn.init.orthogonal_(
+                lib.zeros(*shape, dtype=getattr(lib, dtype)), 2.0
+            ),
         )
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=0, atol=1e-5)
         assert _same_state(torch)

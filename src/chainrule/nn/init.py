@@ -16,8 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..errors import DomainError, DTypeError, fmt_shape
-from ..generator import Generator
-from ..random import randperm
+from ..random import Generator, randperm
 
 _LINEAR_FNS = (
     "linear", "conv1d", "conv2d", "conv3d",

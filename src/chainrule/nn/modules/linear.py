@@ -46,9 +46,7 @@ class Linear(Module):
     (3, 4)
     """
 
-    def __init__(
-        self, in_features: int, out_features: int, bias: bool = True, dtype=None
-    ) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
