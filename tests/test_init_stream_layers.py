@@ -1,7 +1,8 @@
-"""Initial weights under one seed are PyTorch's, bit for bit: each `chainrule.nn.init` function
-and each layer that draws, against PyTorch run from the same seed, and the generator's state
-afterwards (the same number of draws). orthogonal_'s QR and the parametrizations' power
-iterations are LAPACK and BLAS arithmetic, so their values are compared to rounding."""
+"""Initial weights under one seed are PyTorch's, bit for bit: each `chainrule.nn.init`
+function, each layer that draws (float64 ones too), spectral_norm and the parametrizations,
+against PyTorch from the same seed, and the generator's state afterwards (the same number of
+draws). orthogonal_'s QR and the power iterations are LAPACK and BLAS arithmetic, so their
+values are compared to rounding."""
 
 import math
 
