@@ -72,15 +72,16 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         self.shortlist_size = self.cutoffs[0]
         self.n_clusters = len(self.cutoffs) - 1
         self.head_size = self.shortlist_size + self.n_clusters
-        self.head = Linear(in_features, self.head_size, bias=head_bias)
+        self.head = Linear(in_features, self.head_size, bias=head_bias, dtype=dtype)
         self.tail = ModuleList()
         for i in range(self.n_clusters):
             hidden = int(in_features // (div_value ** (i + 1)))
             size = self.cutoffs[i + 1] - self.cutoffs[i]
-            projection = Linear(in_features, hidden, bias=False), Linear(hidden, size, bias=False)
+            projection = (
+                Linear(in_features, hidden, bias=False, dtype=dtype),
+                Linear(hidden, size, bias=False, dtype=dtype),
+            )
             self.tail.append(Sequential(*projection))
-        if dtype is not None:
-            self.to(dtype)
 
     def reset_parameters(self) -> None:
         """Draw every weight again, as a new module would."""

@@ -1,7 +1,7 @@
 """Convolution layers: Conv1d, Conv2d, Conv3d and ConvTranspose1d/2d/3d.
 
 Each calls a function of `chainrule.ops.conv` and owns a weight and a bias, initialised with
-PyTorch's formulas (the random numbers differ). Unfold and Fold are in `nn.modules.fold`,
+PyTorch's formulas and draws (its numbers under one seed). Unfold and Fold are in `nn.modules.fold`,
 pooling layers in `nn.modules.pooling`.
 """
 

@@ -1,5 +1,5 @@
 """Identity, Linear and Bilinear. Each initialises its weights as PyTorch does, with
-`chainrule.nn.init` and chainrule's generator; the arithmetic is
+`chainrule.nn.init` (PyTorch's numbers under one seed); the arithmetic is
 `chainrule.nn.functional.linear` and ``bilinear``."""
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ class Linear(Module):
     """y = x @ weight.T + bias, with weight of shape (out_features, in_features).
 
     Weight and bias start as PyTorch's: U(-1/sqrt(in_features), 1/sqrt(in_features))
-    (kaiming_uniform_ with a = sqrt(5) for the weight).
+    (kaiming_uniform_ with a = sqrt(5) for the weight, drawn first, then the bias), in
+    ``dtype`` (the default dtype if None).
 
     >>> import chainrule as cr
     >>> layer = Linear(2, 4)
@@ -45,13 +46,13 @@ class Linear(Module):
     (3, 4)
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(zeros(out_features, in_features))
+        self.weight = Parameter(zeros(out_features, in_features, dtype=dtype))
         if bias:
-            self.bias = Parameter(zeros(out_features))
+            self.bias = Parameter(zeros(out_features, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -13,11 +13,11 @@ from ..._tensor import Tensor
 from ...creation import eye, zeros
 from ...linalg.matrix_functions import matrix_exp
 from ...ops.shape import cat
-from ...random import numpy_generator
+from ...random import randn
 from ..modules.conv import _ConvTransposeNd
 from ..modules.module import Module, ModuleT
 from .parametrize import register_parametrization
-from .spectral_norm import _normalize
+from .spectral_norm import _normalize, _random_unit_vector
 from .weight_norm import _norm_except_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -80,12 +80,8 @@ class _SpectralNorm(Module):
         if ndim > 1:
             self.n_power_iterations = n_power_iterations
             rows, columns = self._reshape_weight_to_matrix(weight).shape
-            rng = numpy_generator(None, "spectral_norm")
-            dtype = weight._array.dtype
-            self.register_buffer("_u", Tensor._make(_normalize(rng.normal(size=rows), eps)))
-            self.register_buffer("_v", Tensor._make(_normalize(rng.normal(size=columns), eps)))
-            self._u._array = self._u._array.astype(dtype)
-            self._v._array = self._v._array.astype(dtype)
+            self.register_buffer("_u", Tensor._make(_random_unit_vector(weight, rows, eps)))
+            self.register_buffer("_v", Tensor._make(_random_unit_vector(weight, columns, eps)))
             self._power_method(self._reshape_weight_to_matrix(weight), 15)
 
     def _reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
@@ -234,12 +230,12 @@ class _Orthogonal(Module):
         if n == k:
             base = array.copy() if _is_orthogonal(array) else _make_orthogonal(array)
         else:
-            rng = numpy_generator(None, "orthogonal")
-            extra = rng.normal(size=(*array.shape[:-2], n, n - k)).astype(array.dtype)
+            extra = randn(*array.shape[:-2], n, n - k, dtype=array.dtype)._array
             base = _make_orthogonal(np.concatenate([array, extra], -1))
         self.base = Tensor._make(base)
         minus_identity = np.zeros(self.shape, dtype=array.dtype)
-        np.einsum("...ii->...i", minus_identity)[...] = -1.0
+        diagonal = np.arange(min(self.shape[-2:]))
+        minus_identity[..., diagonal, diagonal] = -1.0  # -I, rectangular for a wide or tall one
         return Tensor._make(minus_identity)
 
 
@@ -255,7 +251,7 @@ def orthogonal(
     ``"matrix_exp"`` (default for square matrices), ``"cayley"`` or ``"householder"`` (default
     otherwise). With ``use_trivialization`` (default) a buffer ``base`` holds the starting
     orthogonal matrix (the weight, orthogonalized by QR if it is not orthogonal; a tall
-    matrix is completed with random columns from chainrule's generator). Returns the module.
+    matrix is completed with ``randn`` columns, drawn as PyTorch draws them). Returns the module.
 
     >>> import chainrule
     >>> layer = orthogonal(chainrule.nn.Linear(3, 3))

@@ -11,7 +11,6 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...errors import DomainError, GraphError
-from ...random import numpy_generator
 from ..modules.conv import _ConvTransposeNd
 from ..modules.module import Module, ModuleT
 from ..parameter import Parameter
@@ -22,6 +21,14 @@ __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
 def _normalize(x: np.ndarray, eps: float) -> np.ndarray:
     return x / max(float(np.sqrt(np.sum(x * x))), eps)
+
+
+def _random_unit_vector(weight: Tensor, size: int, eps: float) -> np.ndarray:
+    """A starting singular vector as PyTorch draws it: ``size`` values filled by ``normal_`` in
+    the weight's dtype (PyTorch's numbers under one seed), then normalized (to rounding: the
+    norm is NumPy's sum, not PyTorch's vectorised one)."""
+    draws = Tensor._make(np.empty(size, weight.dtype)).normal_(0.0, 1.0)._array
+    return _normalize(draws, eps).astype(weight.dtype)
 
 
 class SpectralNorm:
@@ -84,8 +91,8 @@ def spectral_norm(
 
     The raw weight moves to ``<name>_orig``. ``dim`` is the output dimension (default 0, 1
     for transposed convolutions); a weight of more than 2 dimensions is seen as a matrix with
-    that dimension as rows. The starting u and v come from chainrule's generator. Returns the
-    module.
+    that dimension as rows. The starting u and v are drawn as PyTorch draws them (``normal_``,
+    u first), then normalized. Returns the module.
 
     >>> import chainrule
     >>> layer = spectral_norm(chainrule.nn.Linear(4, 3))
@@ -103,10 +110,8 @@ def spectral_norm(
         dim = 1 if isinstance(module, _ConvTransposeNd) else 0
     fn = SpectralNorm(name, n_power_iterations, dim, eps)
     rows, columns = fn.reshape_weight_to_matrix(weight).shape
-    rng = numpy_generator(None, "spectral_norm")
-    dtype = weight.dtype
-    u = _normalize(rng.normal(0.0, 1.0, rows), eps).astype(dtype)
-    v = _normalize(rng.normal(0.0, 1.0, columns), eps).astype(dtype)
+    u = _random_unit_vector(weight, rows, eps)
+    v = _random_unit_vector(weight, columns, eps)
     delattr(module, name)
     module.register_parameter(name + "_orig", weight)
     setattr(module, name, Tensor._make(weight._array))  # a plain tensor until the first forward
