@@ -1,8 +1,8 @@
 """Samplers: which sample indices a `DataLoader` reads, and in which order, as PyTorch's
-``torch.utils.data`` samplers choose them. Each is a lazy iterable of ints with a length (an
-epoch of 10**10 draws starts at once, in constant memory); `BatchSampler` groups another
-sampler's indices into lists; `DistributedSampler` deals each process of a data-parallel job
-its share."""
+``torch.utils.data`` samplers choose them, with PyTorch's draws (the same seed gives the same
+order). Each is a lazy iterable of ints with a length (an epoch of 10**10 draws starts at once,
+in constant memory); `BatchSampler` groups another sampler's indices into lists;
+`DistributedSampler` deals each process of a data-parallel job its share."""
 
 from __future__ import annotations
 
@@ -15,11 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from ..creation import empty, tensor
+from ..dtypes import int64
 from ..errors import DomainError, DTypeError
-from ..random import numpy_generator
+from ..random import Generator, multinomial, randint, randperm, resolve
 
-#: How many indices a sampler drawing with replacement asks NumPy for at a time: enough that
-#: the Python loop costs little per index, few enough that an endless epoch needs no memory.
+#: How many indices PyTorch's `RandomSampler` draws at a time with replacement.
+REPLACEMENT_CHUNK = 32
+#: Up to this many weighted draws with replacement are made at once when an epoch starts, as
+#: PyTorch makes them; a longer epoch (which PyTorch could not hold) draws them as it is read,
+#: `CHUNK` at a time: the same numbers as long as nothing else draws from its generator.
+EAGER_LIMIT = 2**22
 CHUNK = 1024
 
 
@@ -29,24 +35,32 @@ def _count(value, name: str, op: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def draw_generator(generator=None, seed: int | None = None, op: str = "sampler"):
-    """The NumPy generator a draw uses: a new one seeded by ``seed`` (chainrule's keyword),
-    else ``generator``'s (a `chainrule.Generator` or a NumPy Generator), else chainrule's."""
-    if seed is not None:
-        return np.random.default_rng(_count(seed, "seed", op, minimum=0))
-    if isinstance(generator, np.random.Generator):
+def seeded_generator(generator=None, seed: int | None = None, op: str = "sampler"):
+    """The generator a sampler, loader or split is given: a new `chainrule.Generator` seeded
+    by ``seed`` (chainrule's own keyword, the same as passing
+    ``generator=chainrule.Generator().manual_seed(seed)``), else ``generator`` as given."""
+    if seed is None:
         return generator
-    return numpy_generator(generator, op)
+    return Generator().manual_seed(_count(seed, "seed", op, minimum=0))
 
 
-def epoch_generator(generator, op: str) -> np.random.Generator:
-    """The NumPy generator one pass over a sampler draws from: ``generator``'s, else a new one
-    seeded by one draw of chainrule's default generator when the pass starts, as PyTorch seeds
-    a fresh generator from its default one. So the order stays the same whatever else (dropout,
-    init) draws from the default generator while the epoch is read batch by batch."""
+def seed_draw(generator, op: str) -> int:
+    """One seed in [0, 2**63) drawn as PyTorch's ``torch.empty((), dtype=torch.int64)
+    .random_(generator=generator)`` draws it (from the default generator for None); a NumPy
+    Generator (which chainrule also takes) gives one of its own integers."""
     if isinstance(generator, np.random.Generator):
-        return generator
-    return numpy_generator(generator, op)
+        return int(generator.integers(2**63))
+    g = resolve(generator, op)
+    return int(empty((), dtype=int64).random_(generator=g).item())
+
+
+def _own_generator(generator, op: str):
+    """``generator``, or, for None, PyTorch's choice: a fresh generator seeded by one draw of
+    the default generator (so the epoch's order stays the same whatever else draws from the
+    default generator while the epoch is read)."""
+    if generator is None:
+        return Generator().manual_seed(seed_draw(None, op))
+    return generator
 
 
 class Sampler:
@@ -83,9 +97,13 @@ class RandomSampler(Sampler):
     ``num_samples`` larger than the data set takes whole permutations one after another (as
     PyTorch does), so every sample appears before any appears twice.
 
-    >>> import numpy as np
-    >>> sorted(RandomSampler(range(5), generator=np.random.default_rng(0)))
-    [0, 1, 2, 3, 4]
+    The first index read draws a seed from the default generator for a generator of the
+    epoch's own (unless ``generator`` is given), then ``randperm`` or ``randint`` (32 at a
+    time), as PyTorch, so the same seed gives PyTorch's order.
+
+    >>> import chainrule
+    >>> list(RandomSampler(range(5), generator=chainrule.Generator().manual_seed(0)))
+    [4, 0, 1, 3, 2]
     >>> len(list(RandomSampler(range(5), replacement=True, num_samples=12)))
     12
     """
@@ -115,18 +133,34 @@ class RandomSampler(Sampler):
         n, wanted = len(self.data_source), self.num_samples
         if not n:
             return
-        rng = epoch_generator(self.generator, "RandomSampler")
+        generator = _own_generator(self.generator, "RandomSampler")
+        if isinstance(generator, np.random.Generator):
+            yield from _numpy_order(generator, n, wanted, self.replacement)
+            return
         if self.replacement:
-            for start in range(0, wanted, CHUNK):
-                yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
+            for start in range(0, wanted, REPLACEMENT_CHUNK):
+                size = (min(REPLACEMENT_CHUNK, wanted - start),)
+                yield from randint(n, size, generator=generator).tolist()
             return
         for _ in range(wanted // n):
-            yield from rng.permutation(n).tolist()
-        if wanted % n:
-            yield from rng.permutation(n)[: wanted % n].tolist()
+            yield from randperm(n, generator=generator).tolist()
+        # PyTorch draws this last permutation even when it takes none of it.
+        yield from randperm(n, generator=generator).tolist()[: wanted % n]
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+def _numpy_order(rng: np.random.Generator, n: int, wanted: int, replacement: bool):
+    """A `RandomSampler` epoch drawn from a NumPy Generator (which chainrule also takes; its
+    numbers are NumPy's, not PyTorch's)."""
+    if replacement:
+        for start in range(0, wanted, CHUNK):
+            yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
+        return
+    for _ in range(wanted // n):
+        yield from rng.permutation(n).tolist()
+    yield from rng.permutation(n)[: wanted % n].tolist()
 
 
 class SubsetRandomSampler(Sampler):
@@ -141,8 +175,11 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = epoch_generator(self.generator, "SubsetRandomSampler")
-        for i in rng.permutation(len(self.indices)).tolist():
+        if isinstance(self.generator, np.random.Generator):
+            order = self.generator.permutation(len(self.indices)).tolist()
+        else:  # PyTorch's: randperm from the given or the default generator, at the first read
+            order = randperm(len(self.indices), generator=self.generator).tolist()
+        for i in order:
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -153,9 +190,10 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probability proportional to ``weights`` (which need
     not sum to 1), with replacement by default; without it, no index is drawn twice.
 
-    With replacement the indices are drawn as they are read, ``CHUNK`` at a time, so a huge
-    ``num_samples`` costs no memory (PyTorch draws them all when the epoch starts); without
-    replacement there are at most ``len(weights)`` of them, drawn at once.
+    The indices are PyTorch's ``multinomial`` draws, all made at the first read as PyTorch
+    makes them, except for an epoch of more than `EAGER_LIMIT` draws with replacement (which
+    PyTorch could not hold): it draws them as they are read, ``CHUNK`` at a time, in constant
+    memory, the same numbers as long as nothing else draws from its generator meanwhile.
 
     >>> list(WeightedRandomSampler([0.0, 1.0, 0.0], 3))
     [1, 1, 1]
@@ -189,18 +227,24 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = epoch_generator(self.generator, "WeightedRandomSampler")
-        if not self.replacement:
+        generator, count = self.generator, self.num_samples
+        if isinstance(generator, np.random.Generator):
             p = self.weights / self.weights.sum()
-            yield from rng.choice(len(p), size=self.num_samples, replace=False, p=p).tolist()
+            yield from generator.choice(len(p), size=count, replace=self.replacement, p=p).tolist()
             return
-        # Inverse-CDF draws, as NumPy's choice makes them, without its setup for every chunk:
-        # a zero weight leaves the CDF flat, so its index is never found.
-        cdf = np.cumsum(self.weights)
-        cdf /= cdf[-1]
-        for start in range(0, self.num_samples, CHUNK):
-            u = rng.random(min(CHUNK, self.num_samples - start))
-            yield from np.searchsorted(cdf, u, side="right").tolist()
+        weights = tensor(self.weights)
+        if not self.replacement or count <= EAGER_LIMIT:
+            yield from multinomial(weights, count, self.replacement, generator=generator).tolist()
+            return
+        # Draws with replacement take one uniform each, so chunks give one call's numbers; no
+        # chunk of one, which multinomial draws another way.
+        generator = resolve(generator, "WeightedRandomSampler")
+        done = 0
+        while done < count:
+            size = min(CHUNK, count - done)
+            size -= count - done - size == 1
+            yield from multinomial(weights, size, True, generator=generator).tolist()
+            done += size
 
     def __len__(self) -> int:
         return self.num_samples
@@ -255,8 +299,8 @@ class DistributedSampler(Sampler):
     (k+1)*B*R of the permutation, which is what one process reads with a batch of B*R.
     ``num_replicas`` and ``rank`` default to `chainrule.distributed.world_size` and
     ``chainrule.distributed.rank()`` (an error before `chainrule.distributed.init`). The
-    permutation comes from NumPy's generator, so it is not PyTorch's ``randperm`` stream; the
-    partition rules (padding, ``drop_last``, strides) are PyTorch's.
+    permutation is PyTorch's: ``randperm`` from a new generator seeded with ``seed + epoch``,
+    and so are the partition rules (padding, ``drop_last``, strides).
 
     >>> sampler = DistributedSampler(range(10), num_replicas=3, rank=0, shuffle=False)
     >>> list(sampler), [list(DistributedSampler(range(10), 3, r, shuffle=False)) for r in (1, 2)]
@@ -303,7 +347,8 @@ class DistributedSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
         if self.shuffle:
-            order = np.random.default_rng(self.seed + self.epoch).permutation(n)
+            generator = Generator().manual_seed(self.seed + self.epoch)
+            order = randperm(n, generator=generator).numpy()
         else:
             order = np.arange(n)
         if self.total_size > n:  # pad by repeating from the start, as often as needed
