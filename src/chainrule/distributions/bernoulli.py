@@ -42,10 +42,10 @@ class Bernoulli(BinaryParameters, ExponentialFamily):
         return self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=()) -> Tensor:
+        # PyTorch's: bernoulli of the probabilities expanded to the sample's (contiguous) shape.
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "Bernoulli.sample")
-        probs = self.probs._array
-        return Tensor._make((rng.random(shape) < probs).astype(probs.dtype))
+        probs = np.ascontiguousarray(np.broadcast_to(self.probs._array, shape))
+        return random.bernoulli(Tensor._make(probs))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -3,6 +3,8 @@ inverting the cumulative probabilities."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import ops, random
@@ -12,17 +14,6 @@ from ..dtypes import finfo, int64
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits, require_one
-
-
-def draw_categories(probs: np.ndarray, sample_shape: tuple) -> np.ndarray:
-    """Indices drawn from the rows of ``probs`` (normalised over the last dim), of shape
-    ``sample_shape + probs.shape[:-1]``."""
-    rng = random.numpy_generator(None, "Categorical.sample")
-    cdf = np.cumsum(probs, -1)
-    cdf = cdf / cdf[..., -1:]
-    u = rng.random(tuple(sample_shape) + probs.shape[:-1])
-    index = (u[..., None] >= cdf).sum(-1)
-    return np.minimum(index, probs.shape[-1] - 1).astype(np.int64)
 
 
 class Categorical(Distribution):
@@ -89,7 +80,12 @@ class Categorical(Distribution):
         return full_like(self.probs[..., 0], float("nan"))
 
     def sample(self, sample_shape=()) -> Tensor:
-        return Tensor._make(draw_categories(self.probs._array, tuple(sample_shape)))
+        # PyTorch's: every sample of a row from one multinomial call with replacement, the
+        # rows those of the probabilities flattened to 2-D.
+        sample_shape = tuple(sample_shape)
+        rows = Tensor._make(self.probs._array.reshape(-1, self._num_events))
+        drawn = random.multinomial(rows, math.prod(sample_shape), True)._array.T
+        return Tensor._make(np.ascontiguousarray(drawn).reshape(self._extended_shape(sample_shape)))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

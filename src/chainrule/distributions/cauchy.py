@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
-from ..creation import full_like
+from ..creation import empty, full_like
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -42,8 +42,8 @@ class Cauchy(Distribution):
         return full_like(self.loc, float("inf"))
 
     def rsample(self, sample_shape=()) -> Tensor:
-        u = random.rand(self._extended_shape(sample_shape), dtype=self.loc.dtype)
-        return self.loc + self.scale * ops.tan(math.pi * (u - 0.5))
+        eps = empty(self._extended_shape(sample_shape), dtype=self.loc.dtype).cauchy_()
+        return self.loc + eps * self.scale  # PyTorch's
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -3,8 +3,9 @@ exponential draw."""
 
 from __future__ import annotations
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
+from ..creation import empty
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -44,9 +45,7 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape=()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "Exponential.rsample")
-        e = Tensor._make(rng.standard_exponential(shape).astype(self.rate.dtype))
-        return e / self.rate
+        return empty(shape, dtype=self.rate.dtype).exponential_() / self.rate  # PyTorch's
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

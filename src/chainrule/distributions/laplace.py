@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
+from ..creation import empty
 from ..dtypes import finfo
 from . import constraints
 from .distribution import Distribution
@@ -48,7 +49,7 @@ class Laplace(Distribution):
     def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = finfo(self.loc.dtype).eps  # keeps u off -1, where log1p(-|u|) is -inf
-        u = random.rand(shape, dtype=self.loc.dtype) * (2 - eps) + (eps - 1)
+        u = empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)  # PyTorch's draw
         return self.loc - self.scale * ops.sign(u) * ops.log1p(-u.abs())
 
     def log_prob(self, value: Tensor) -> Tensor:

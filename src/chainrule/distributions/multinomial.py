@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
 from . import constraints
 from .binomial import Binomial
@@ -61,15 +61,12 @@ class Multinomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=()) -> Tensor:
-        rng = random.numpy_generator(None, "Multinomial.sample")
-        probs = self.probs._array
-        probs64 = probs.astype(np.float64)
-        probs64 = probs64 / probs64.sum(-1, keepdims=True)
-        shape = tuple(sample_shape) + probs.shape[:-1]
-        draws = rng.multinomial(
-            self.total_count, np.broadcast_to(probs64, shape + probs.shape[-1:])
-        )
-        return Tensor._make(draws.astype(probs.dtype))
+        # PyTorch's: total_count categorical draws per sample, counted per category.
+        sample_shape = tuple(sample_shape)
+        drawn = self._categorical.sample((self.total_count,) + sample_shape)._array
+        k = self.probs.shape[-1]
+        counts = (drawn[..., None] == np.arange(k)).sum(0)
+        return Tensor._make(counts.astype(self.probs.dtype))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
