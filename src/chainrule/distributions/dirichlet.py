@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops
 from .._tensor import Tensor
-from ..dtypes import finfo
+from ..dtypes import finfo, float64
 from ..nn.functional import one_hot
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -51,10 +53,14 @@ class Dirichlet(ExponentialFamily):
         return c * (total - c) / (total**2 * (total + 1))
 
     def rsample(self, sample_shape=()) -> Tensor:
+        # PyTorch's: the gamma draws and their ratios in float64, then rounded to the dtype
+        # and kept inside (0, 1).
         shape = tuple(self._extended_shape(sample_shape))
-        gammas = standard_gamma(self.concentration.expand(shape))
-        x = gammas / gammas.sum(-1, keepdim=True)
-        return x.clamp(min=finfo(x.dtype).tiny, max=1 - finfo(x.dtype).eps)
+        dtype = self.concentration.dtype
+        gammas = standard_gamma(self.concentration.expand(shape).to(float64))
+        x = (gammas / gammas.sum(-1, keepdim=True)).to(dtype)
+        below_one = float(np.nextafter(dtype.type(1), dtype.type(0)))
+        return x.clamp(min=finfo(dtype).tiny, max=below_one)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

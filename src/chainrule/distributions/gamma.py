@@ -1,5 +1,6 @@
 """`Gamma` with shape ``concentration`` and ``rate``, and `standard_gamma`, the
-reparameterised Gamma(alpha, 1) draw that Dirichlet and Beta build on.
+reparameterised Gamma(alpha, 1) draw that Dirichlet and Beta build on, drawn as PyTorch's
+CPU sampler draws it (`gamma_draws`), so the same seed gives PyTorch's numbers.
 
 A gamma draw is not a smooth function of alpha and a fixed noise, so its gradient comes by
 implicit differentiation (Figurnov et al., "Implicit Reparameterization Gradients", 2018):
@@ -7,6 +8,8 @@ holding the CDF P(alpha, x) at the drawn level, dx/dalpha = -(dP/dalpha) / p(x; 
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -17,6 +20,53 @@ from ..function import Function
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
+
+#: Constants the C++ sampler writes as float literals (1.0f / 3.0f, 0.0331f), as doubles.
+_THIRD = float(np.float32(1) / np.float32(3))
+_SQUEEZE = float(np.float32(0.0331))
+
+
+def gamma_draws(alpha: np.ndarray, generator=None) -> np.ndarray:
+    """Gamma(alpha, 1) draws of ``alpha``'s shape and dtype, as PyTorch's CPU
+    ``_standard_gamma`` makes them: element by element in row-major order, Marsaglia and
+    Tsang's squeeze-and-reject method on the generator's scalar normals and float64 uniforms
+    (an alpha below 1 drawn at alpha + 1 and scaled by a uniform's power 1/alpha), in float64
+    except the steps the C++ takes in alpha's dtype (1/alpha, alpha + 1, alpha - 1/3 for
+    float32); each draw at least the dtype's smallest normal number. One Python step per
+    draw: about 10 microseconds each.
+
+    >>> import chainrule
+    >>> _ = chainrule.manual_seed(0)
+    >>> gamma_draws(np.array([0.0, 2.5]))[0] == np.finfo(np.float64).tiny
+    np.True_
+    """
+    g = random.resolve(generator, "_standard_gamma")
+    dtype = alpha.dtype
+    narrow = dtype != np.float64
+    f32, tiny = np.float32, finfo(dtype).tiny
+    out = np.empty(alpha.size, dtype)
+    log, sqrt = math.log, math.sqrt
+    for i, a in enumerate(np.ravel(alpha).tolist()):
+        if a == 0.0:  # no draw; the smallest normal number, as every draw at least
+            out[i] = tiny
+            continue
+        scale = 1.0
+        if a < 1.0:
+            power = float(f32(1) / f32(a)) if narrow else 1.0 / a
+            scale = (1.0 - g.unit(1, np.float64)[0]) ** power
+            a = float(f32(a) + f32(1)) if narrow else a + 1.0
+        d = float(f32(a) - f32(_THIRD)) if narrow else a - _THIRD
+        c = 1.0 / sqrt(9.0 * d)
+        while True:
+            x = g.normals(1)[0]
+            y = 1.0 + c * x
+            if y <= 0:
+                continue
+            v, u, xx = y * y * y, 1.0 - g.unit(1, np.float64)[0], x * x
+            if u < 1.0 - _SQUEEZE * xx * xx or log(u) < 0.5 * xx + d * (1.0 - v + log(v)):
+                out[i] = max(dtype.type(scale * d * v), tiny)
+                break
+    return out.reshape(alpha.shape)
 
 
 def _draw_slope(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -38,9 +88,7 @@ class _StandardGamma(Function):
     """Gamma(alpha, 1) draws of alpha's shape, differentiable in alpha (see the module)."""
 
     def forward(self, alpha):
-        rng = random.numpy_generator(None, "Gamma.rsample")
-        tiny = finfo(alpha.dtype).tiny  # a draw that underflows to 0 would make log(x) -inf
-        x = np.maximum(rng.standard_gamma(alpha.astype(np.float64)), tiny).astype(alpha.dtype)
+        x = gamma_draws(alpha)  # at least the dtype's tiny: 0 would make log(x) -inf
         self.save_for_backward(alpha, x)
         return x
 

@@ -3,11 +3,14 @@ drawn as a Poisson with a Gamma-distributed rate."""
 
 from __future__ import annotations
 
-from .. import ops, random
+from .. import ops
 from .._tensor import Tensor
+from ..autograd import no_grad
 from ..nn.functional import logsigmoid
 from . import constraints
 from .distribution import Distribution
+from .gamma import Gamma
+from .poisson import poisson_draws
 from .utils import BinaryParameters
 
 
@@ -44,12 +47,11 @@ class NegativeBinomial(BinaryParameters, Distribution):
         return self.mean / ops.sigmoid(-self.logits)
 
     def sample(self, sample_shape=()) -> Tensor:
-        shape = tuple(self._extended_shape(sample_shape))
-        rng = random.numpy_generator(None, "NegativeBinomial.sample")
-        r = self.total_count._array
-        odds = self.probs._array / (1 - self.probs._array)
-        rate = rng.gamma(r, odds, size=shape)
-        return Tensor._make(rng.poisson(rate).astype(r.dtype))
+        # PyTorch's: a Gamma(total_count, rate exp(-logits)) draw, then a Poisson count.
+        gamma = Gamma(self.total_count, ops.exp(-self.logits), validate_args=False)
+        with no_grad():
+            rate = gamma.sample(sample_shape)
+        return Tensor._make(poisson_draws(rate._array))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -27,8 +27,10 @@ class Wishart(Distribution):
     """Wishart distributions with ``df`` degrees of freedom and exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (the scale matrix).
 
-    Unlike PyTorch, ``rsample`` does not redraw samples that come out singular (for df near
-    the dimension); ``log_prob`` is -inf at those.
+    ``rsample`` draws as PyTorch's: a Bartlett factor, then up to 10 redraws of the samples
+    PyTorch's check flags. That check is the support's (true for a positive-definite
+    sample), so each sample is in practice drawn twice and the second kept; a sample that
+    still comes out singular (for df near the dimension) has ``log_prob`` -inf.
 
     >>> import chainrule as cr
     >>> Wishart(cr.tensor(4.0), covariance_matrix=cr.eye(2)).mean
@@ -132,14 +134,41 @@ class Wishart(Distribution):
         d = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix(self.df) * (V**2 + d.unsqueeze(-1) * d.unsqueeze(-2))
 
-    def rsample(self, sample_shape=()) -> Tensor:
+    def _bartlett(self, sample_shape: tuple) -> Tensor:
+        """L A A^T L^T: A lower triangular, sqrt of chi-squared draws (at least eps) on its
+        diagonal, then normal draws below it, row by row, as PyTorch draws them."""
         p = self.event_shape[-1]
-        sample_shape = tuple(sample_shape)
-        diagonal = ops.sqrt(self._chi2.rsample(sample_shape))
-        below = random.randn(sample_shape + tuple(self.batch_shape) + (p, p), dtype=diagonal.dtype)
-        bartlett = ops.tril(below, -1) + ops.diag_embed(diagonal)
-        factor = self._unbroadcasted_scale_tril @ bartlett
+        root = ops.sqrt(self._chi2.rsample(sample_shape))
+        root = root.clamp(min=float(np.finfo(root.dtype).eps))
+        shape = sample_shape + tuple(self.batch_shape)
+        noise = random.randn(shape + (p * (p - 1) // 2,), dtype=root.dtype)._array
+        below = np.zeros(shape + (p, p), root.dtype)
+        below[(..., *np.tril_indices(p, -1))] = noise
+        factor = self._unbroadcasted_scale_tril @ (ops.diag_embed(root) + Tensor._make(below))
         return factor @ factor.mT
+
+    def _flags(self, sample: Tensor) -> np.ndarray:
+        """PyTorch's redraw flags, one per sample: its support check, any over the batch."""
+        valid = self.support.check(sample)._array
+        return valid.any(tuple(range(valid.ndim - len(self.batch_shape), valid.ndim)))
+
+    def rsample(self, sample_shape=()) -> Tensor:
+        sample_shape = tuple(sample_shape)
+        sample = self._bartlett(sample_shape)
+        flags = self._flags(sample).reshape(-1)
+        rest = tuple(self.batch_shape) + tuple(self.event_shape)
+        for _ in range(10):
+            if not flags.any():
+                break
+            redo = np.flatnonzero(flags)
+            fresh = self._bartlett((len(redo),))
+            slot = np.zeros(len(flags), np.int64)
+            slot[redo] = np.arange(len(redo))
+            chosen = Tensor._make(flags.reshape((-1,) + (1,) * len(rest)))
+            flat = ops.where(chosen, fresh[slot], sample.reshape((-1,) + rest))
+            sample = flat.reshape(sample_shape + rest)
+            flags[redo] = ~self._flags(fresh)
+        return sample
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
