@@ -91,3 +91,24 @@ def test_the_rebuilt_samplers_are_pytorchs_over_their_branches(torch, dtype):
         np.testing.assert_array_equal(a, b.numpy())
         assert a.dtype == b.numpy().dtype
     assert np.array_equal(cr.get_rng_state().numpy(), torch.get_rng_state().numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_straight_through_and_expanded_families_draw_pytorchs_samples(torch, dtype):
+    probs = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], dtype)
+
+    def run(lib, D):
+        p = lib.tensor(probs)
+        lib.manual_seed(9)
+        return [
+            D.OneHotCategoricalStraightThrough(probs=p).rsample((4,)),
+            D.Bernoulli(probs=p).expand((5, 2, 3)).sample((2,)),
+            D.Categorical(probs=p).expand((3, 2)).sample(),
+            D.Poisson(p * 40).expand((2, 2, 3)).sample(),
+        ], lib.get_rng_state().numpy()
+
+    ours, our_state = run(cr, crd)
+    theirs, their_state = run(torch, torch.distributions)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    assert np.array_equal(our_state, their_state)
