@@ -1,6 +1,7 @@
 """Data loading at any length: samplers draw lazily (an epoch of 10**10 indices starts at once,
 in constant memory), and loaders' lengths, batches of sequential orders and exhaustion behave
-as torch.utils.data's. Random orders are not PyTorch's numbers, so only their shape is checked."""
+as torch.utils.data's. Random orders are checked against PyTorch's in test_data_stream.py;
+here only their shape."""
 
 import itertools
 import time

@@ -85,9 +85,9 @@ def test_sampler_shares_are_disjoint_and_cover_the_epoch(n, replicas):
     assert {len(part) for part in parts} == {n // replicas}
 
 
-def test_sampler_pads_with_the_first_indices_of_the_permutation():
+def test_sampler_pads_with_the_first_indices_of_the_permutation(torch):
     parts = shares(10, 4, seed=1)
-    order = np.random.default_rng(1).permutation(10)
+    order = torch.randperm(10, generator=torch.Generator().manual_seed(1)).numpy()
     assert [len(part) for part in parts] == [3, 3, 3, 3]
     assert sorted(sum(parts, [])) == sorted([*range(10), *order[:2]])
     assert [part[-1] for part in parts[2:]] == order[:2].tolist()  # positions 10 and 11

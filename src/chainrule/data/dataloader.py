@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from .dataset import Dataset, IterableDataset, Subset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler, draw_generator, fresh_seed
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, seed_draw, seeded_generator
 
 
 def default_convert(sample: Any) -> Any:
@@ -128,18 +128,20 @@ class DataLoader:
 
     The arguments are PyTorch's. With ``shuffle``, every epoch (every ``iter``) visits the
     samples in a new random order from ``generator`` (or, chainrule's own keyword, a
-    generator seeded once by ``seed``; else chainrule's generator), so runs are
-    reproducible. A ``sampler`` chooses the indices instead (`RandomSampler`,
-    `chainrule.distributed.DistributedSampler`, any iterable of ints with a length), a
-    ``batch_sampler`` whole batches of them. ``batch_size=None`` yields single samples,
-    converted to Tensors. ``drop_last`` skips a final smaller batch. An `IterableDataset`
-    is batched in the order it streams.
+    generator seeded once by ``seed``; else the default generator), PyTorch's order under
+    the same seed: each ``iter`` draws PyTorch's base seed from the generator, and the first
+    batch the `RandomSampler`'s seed, as PyTorch's loader does. A ``sampler`` chooses the
+    indices instead (`RandomSampler`, `chainrule.distributed.DistributedSampler`, any
+    iterable of ints with a length), a ``batch_sampler`` whole batches of them.
+    ``batch_size=None`` yields single samples, converted to Tensors. ``drop_last`` skips a
+    final smaller batch. An `IterableDataset` is batched in the order it streams.
 
     Differences from PyTorch, on purpose: ``num_workers``, ``pin_memory``, ``timeout``,
     ``prefetch_factor`` and ``persistent_workers`` are accepted, but samples are loaded in
     the calling process (NumPy indexing of a `TensorDataset` is one call per batch, faster
     than handing batches between processes); with ``num_workers > 0`` the
-    ``worker_init_fn`` runs once per epoch as worker 0. A `TensorDataset` (or a Subset of
+    ``worker_init_fn`` runs once per epoch as worker 0 (its seed is PyTorch's worker 0's,
+    the base seed). A `TensorDataset` (or a Subset of
     one) is batched by indexing its arrays once per batch, without a Python loop.
 
     >>> import chainrule
@@ -214,9 +216,9 @@ class DataLoader:
         self.num_workers = int(num_workers)
         self.worker_init_fn = worker_init_fn
         self.pin_memory = pin_memory
-        self.generator = (
-            generator if seed is None else draw_generator(generator, seed, "DataLoader")
-        )
+        self.persistent_workers = bool(persistent_workers)
+        self.generator = seeded_generator(generator, seed, "DataLoader")
+        self._base_seed: int | None = None
         if streamed:
             self.sampler = None
         elif sampler is not None:
@@ -240,32 +242,35 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Any]:
         global _worker
-        # Each epoch draws its workers' base seed when it starts, as PyTorch's loader does
-        # even without workers: the default stream then stays in step with PyTorch's.
-        generator = self.generator
-        if isinstance(generator, np.random.Generator):
-            seed = int(generator.integers(2**62))
-        else:
-            seed = fresh_seed(generator)
+        # PyTorch's iterator, in its order: the index sampler's iterator (a BatchSampler's
+        # reads its sampler only at the first batch), then a base seed drawn from the loader's
+        # generator, with or without workers (once for persistent workers), then a stream's
+        # iterator.
+        streamed = isinstance(self.dataset, IterableDataset)
+        given = iter(self.batch_sampler) if self._given_batches else None
+        singles = iter(self.sampler) if self.batch_size is None and not streamed else None
+        if self._base_seed is None or not (self.persistent_workers and self.num_workers):
+            self._base_seed = seed_draw(self.generator, "DataLoader")
         if self.num_workers and self.worker_init_fn is not None:
-            previous, _worker = _worker, WorkerInfo(0, 1, seed, self.dataset)
+            previous, _worker = _worker, WorkerInfo(0, 1, self._base_seed, self.dataset)
             try:
                 self.worker_init_fn(0)
             finally:
                 _worker = previous
-        if isinstance(self.dataset, IterableDataset):
-            return _LoaderIterator(self, self._stream())
-        if self.batch_size is None and not self._given_batches:
-            singles = (default_convert(self.dataset[int(i)]) for i in self.sampler)
-            return _LoaderIterator(self, singles)
-        return _LoaderIterator(self, self._batches())
+        if streamed:
+            return _LoaderIterator(self, self._stream(iter(self.dataset)))
+        if given is not None:
+            return _LoaderIterator(self, self._batches(given))
+        if singles is not None:
+            return _LoaderIterator(self, (default_convert(self.dataset[int(i)]) for i in singles))
+        return _LoaderIterator(self, self._batches(None))
 
-    def _stream(self) -> Iterator[Any]:
+    def _stream(self, samples: Iterator[Any]) -> Iterator[Any]:
         if self.batch_size is None:
-            yield from (default_convert(sample) for sample in self.dataset)
+            yield from (default_convert(sample) for sample in samples)
             return
         batch: list = []
-        for sample in self.dataset:
+        for sample in samples:
             batch.append(sample)
             if len(batch) == self.batch_size:
                 yield self._collate(batch)
@@ -276,9 +281,9 @@ class DataLoader:
     def _collate(self, samples: list) -> Any:
         return (self.collate_fn or default_collate)(samples)
 
-    def _index_batches(self) -> Iterator[np.ndarray]:
-        if self._given_batches:
-            for batch in self.batch_sampler:
+    def _index_batches(self, given: Iterator[list[int]] | None) -> Iterator[np.ndarray]:
+        if given is not None:
+            for batch in given:
                 yield np.asarray(batch, dtype=np.int64)
             return
         # BatchSampler's grouping, read lazily from the sampler (an epoch may be endless) into
@@ -289,9 +294,9 @@ class DataLoader:
                 return
             yield batch
 
-    def _batches(self) -> Iterator[Any]:
+    def _batches(self, given: Iterator[list[int]] | None) -> Iterator[Any]:
         source = None if self.collate_fn is not None else _tensor_source(self.dataset)
-        for batch in self._index_batches():
+        for batch in self._index_batches(given):
             if source is not None:
                 tensors, indices = source
                 rows = batch if indices is None else indices[batch]

@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import DomainError, OutOfRangeError, ShapeError, fmt_shape
 from ..random import randperm
-from .sampler import draw_generator
+from .sampler import seeded_generator
 
 
 class Dataset:
@@ -193,9 +193,10 @@ def random_split(
     """Split ``dataset`` into non-overlapping random `Subset`s of the given lengths.
 
     ``lengths`` are counts summing to ``len(dataset)``, or fractions summing to 1 (then the
-    samples left over by rounding down go one each to the first subsets, as in PyTorch).
-    The permutation comes from ``generator`` (or, chainrule's own keyword, a fresh generator
-    seeded by ``seed``), else chainrule's generator.
+    samples left over by rounding down go one each to the first subsets); as in PyTorch,
+    lengths that sum to 1 are taken as fractions. The order is PyTorch's: ``randperm`` from
+    ``generator`` (or, chainrule's own keyword, a new `chainrule.Generator` seeded by
+    ``seed``), else from the default generator.
 
     >>> import chainrule
     >>> train, test = random_split(TensorDataset(chainrule.arange(10)), [0.8, 0.2], seed=0)
@@ -206,28 +207,32 @@ def random_split(
     lengths = list(lengths)
     if not lengths:
         raise DomainError("random_split: lengths is empty")
-    if all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in lengths):
-        counts = [int(k) for k in lengths]
-    elif all(isinstance(k, numbers.Real) and 0 <= k <= 1 for k in lengths):
-        if not math.isclose(sum(lengths), 1.0, abs_tol=1e-9):
-            raise DomainError(f"random_split: fractions {lengths} sum to {sum(lengths)}, not 1")
+    wrong = f"random_split: lengths {lengths} must be non-negative counts or fractions in [0, 1]"
+    if not all(isinstance(k, numbers.Real) and not isinstance(k, bool) for k in lengths):
+        raise DomainError(wrong)
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:  # fractions, by PyTorch's test
+        if not all(0 <= k <= 1 for k in lengths):
+            raise DomainError(wrong)
         counts = [math.floor(n * k) for k in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
+    elif all(isinstance(k, numbers.Integral) for k in lengths):
+        counts = [int(k) for k in lengths]
+    elif all(0 <= k <= 1 for k in lengths):
+        raise DomainError(f"random_split: fractions {lengths} sum to {total}, not 1")
     else:
-        raise DomainError(
-            f"random_split: lengths {lengths} must be non-negative counts or fractions in [0, 1]"
-        )
+        raise DomainError(wrong)
     if any(k < 0 for k in counts):
         raise DomainError(f"random_split: lengths {lengths} must not be negative")
     if sum(counts) != n:
         raise DomainError(
             f"random_split: lengths {lengths} sum to {sum(counts)}, but the dataset has {n} samples"
         )
-    g = draw_generator(generator, seed, "random_split")
-    if isinstance(g, np.random.Generator):
-        order = g.permutation(n)
-    else:  # PyTorch's: randperm from the default generator unless one is given
-        order = randperm(n, generator=g)._array
+    generator = seeded_generator(generator, seed, "random_split")
+    if isinstance(generator, np.random.Generator):  # also taken; NumPy's numbers
+        order = generator.permutation(n)
+    else:
+        order = randperm(n, generator=generator).numpy()
     ends = np.cumsum(counts)
     return [Subset(dataset, order[end - k : end]) for k, end in zip(counts, ends)]

@@ -1,8 +1,8 @@
 """Samplers: which sample indices a `DataLoader` reads, and in which order, as PyTorch's
-``torch.utils.data`` samplers choose them. Each is a lazy iterable of ints with a length (an
-epoch of 10**10 draws starts at once, in constant memory); `BatchSampler` groups another
-sampler's indices into lists; `DistributedSampler` deals each process of a data-parallel job
-its share."""
+``torch.utils.data`` samplers choose them, with PyTorch's draws (the same seed gives the same
+order). Each is a lazy iterable of ints with a length (an epoch of 10**10 draws starts at once,
+in constant memory); `BatchSampler` groups another sampler's indices into lists;
+`DistributedSampler` deals each process of a data-parallel job its share."""
 
 from __future__ import annotations
 
@@ -15,13 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import random
-from .._tensor import Tensor
+from ..creation import empty, tensor
+from ..dtypes import int64
 from ..errors import DomainError, DTypeError
-from ..generator import Generator
+from ..random import Generator, multinomial, randint, randperm, resolve
 
-#: How many indices a sampler drawing with replacement asks NumPy for at a time: enough that
-#: the Python loop costs little per index, few enough that an endless epoch needs no memory.
+#: How many indices PyTorch's `RandomSampler` draws at a time with replacement.
+REPLACEMENT_CHUNK = 32
+#: Up to this many weighted draws with replacement are made at once when an epoch starts, as
+#: PyTorch makes them; a longer epoch (which PyTorch could not hold) draws them as it is read,
+#: `CHUNK` at a time: the same numbers as long as nothing else draws from its generator.
+EAGER_LIMIT = 2**22
 CHUNK = 1024
 
 
@@ -31,56 +35,32 @@ def _count(value, name: str, op: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def draw_generator(generator=None, seed: int | None = None, op: str = "sampler"):
-    """The generator a draw uses: a new `chainrule.Generator` seeded by ``seed`` (chainrule's
-    keyword, the same as passing ``Generator().manual_seed(seed)``), else ``generator`` (a
-    `chainrule.Generator`, or a NumPy Generator, which draws NumPy's numbers), else None (the
-    default generator)."""
-    if seed is not None:
-        return Generator().manual_seed(_count(seed, "seed", op, minimum=0))
-    if generator is None or isinstance(generator, (Generator, np.random.Generator)):
+def seeded_generator(generator=None, seed: int | None = None, op: str = "sampler"):
+    """The generator a sampler, loader or split is given: a new `chainrule.Generator` seeded
+    by ``seed`` (chainrule's own keyword, the same as passing
+    ``generator=chainrule.Generator().manual_seed(seed)``), else ``generator`` as given."""
+    if seed is None:
         return generator
-    raise DTypeError(f"{op}: generator must be a chainrule.Generator, got {type(generator)}")
+    return Generator().manual_seed(_count(seed, "seed", op, minimum=0))
 
 
-def fresh_seed(generator=None) -> int:
-    """A seed drawn as PyTorch draws one, ``torch.empty((), dtype=torch.int64).random_()``:
-    a 64-bit draw modulo 2**63 from ``generator`` (the default generator for None)."""
-    return int(random.resolve(generator, "random_").words64(1)[0] % np.uint64(2**63))
+def seed_draw(generator, op: str) -> int:
+    """One seed in [0, 2**63) drawn as PyTorch's ``torch.empty((), dtype=torch.int64)
+    .random_(generator=generator)`` draws it (from the default generator for None); a NumPy
+    Generator (which chainrule also takes) gives one of its own integers."""
+    if isinstance(generator, np.random.Generator):
+        return int(generator.integers(2**63))
+    g = resolve(generator, op)
+    return int(empty((), dtype=int64).random_(generator=g).item())
 
 
-def epoch_generator(generator, op: str):
-    """The generator one pass over a sampler draws from: ``generator``, else, as PyTorch, a
-    new `chainrule.Generator` seeded by one draw of the default generator when the pass
-    starts; so the order stays the same whatever else (dropout, init) draws from the default
-    generator while the epoch is read batch by batch."""
+def _own_generator(generator, op: str):
+    """``generator``, or, for None, PyTorch's choice: a fresh generator seeded by one draw of
+    the default generator (so the epoch's order stays the same whatever else draws from the
+    default generator while the epoch is read)."""
     if generator is None:
-        return Generator().manual_seed(fresh_seed())
-    return draw_generator(generator, op=op)
-
-
-def _numpy_order(rng: np.random.Generator, n: int, wanted: int, replacement: bool):
-    """RandomSampler's order from a NumPy generator (chainrule's extension)."""
-    if replacement:
-        for start in range(0, wanted, CHUNK):
-            yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
-        return
-    for _ in range(wanted // n):
-        yield from rng.permutation(n).tolist()
-    if wanted % n:
-        yield from rng.permutation(n)[: wanted % n].tolist()
-
-
-def _numpy_weighted(rng: np.random.Generator, weights, wanted: int, replacement: bool):
-    """WeightedRandomSampler's indices from a NumPy generator (chainrule's extension)."""
-    p = weights / weights.sum()
-    if not replacement:
-        yield from rng.choice(len(p), size=wanted, replace=False, p=p).tolist()
-        return
-    cdf = np.cumsum(p)
-    for start in range(0, wanted, CHUNK):
-        u = rng.random(min(CHUNK, wanted - start))
-        yield from np.searchsorted(cdf / cdf[-1], u, side="right").tolist()
+        return Generator().manual_seed(seed_draw(None, op))
+    return generator
 
 
 class Sampler:
@@ -117,9 +97,13 @@ class RandomSampler(Sampler):
     ``num_samples`` larger than the data set takes whole permutations one after another (as
     PyTorch does), so every sample appears before any appears twice.
 
-    >>> import numpy as np
-    >>> sorted(RandomSampler(range(5), generator=np.random.default_rng(0)))
-    [0, 1, 2, 3, 4]
+    The first index read draws a seed from the default generator for a generator of the
+    epoch's own (unless ``generator`` is given), then ``randperm`` or ``randint`` (32 at a
+    time), as PyTorch, so the same seed gives PyTorch's order.
+
+    >>> import chainrule
+    >>> list(RandomSampler(range(5), generator=chainrule.Generator().manual_seed(0)))
+    [4, 0, 1, 3, 2]
     >>> len(list(RandomSampler(range(5), replacement=True, num_samples=12)))
     12
     """
@@ -149,21 +133,34 @@ class RandomSampler(Sampler):
         n, wanted = len(self.data_source), self.num_samples
         if not n:
             return
-        g = epoch_generator(self.generator, "RandomSampler")
-        if isinstance(g, np.random.Generator):  # NumPy's numbers, as NumPy draws them
-            yield from _numpy_order(g, n, wanted, self.replacement)
+        generator = _own_generator(self.generator, "RandomSampler")
+        if isinstance(generator, np.random.Generator):
+            yield from _numpy_order(generator, n, wanted, self.replacement)
             return
-        if self.replacement:  # PyTorch's: 32 at a time, then the rest
-            for _ in range(wanted // 32):
-                yield from random.randint(0, n, (32,), generator=g).tolist()
-            yield from random.randint(0, n, (wanted % 32,), generator=g).tolist()
+        if self.replacement:
+            for start in range(0, wanted, REPLACEMENT_CHUNK):
+                size = (min(REPLACEMENT_CHUNK, wanted - start),)
+                yield from randint(n, size, generator=generator).tolist()
             return
         for _ in range(wanted // n):
-            yield from random.randperm(n, generator=g).tolist()
-        yield from random.randperm(n, generator=g).tolist()[: wanted % n]
+            yield from randperm(n, generator=generator).tolist()
+        # PyTorch draws this last permutation even when it takes none of it.
+        yield from randperm(n, generator=generator).tolist()[: wanted % n]
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+def _numpy_order(rng: np.random.Generator, n: int, wanted: int, replacement: bool):
+    """A `RandomSampler` epoch drawn from a NumPy Generator (which chainrule also takes; its
+    numbers are NumPy's, not PyTorch's)."""
+    if replacement:
+        for start in range(0, wanted, CHUNK):
+            yield from rng.integers(0, n, size=min(CHUNK, wanted - start)).tolist()
+        return
+    for _ in range(wanted // n):
+        yield from rng.permutation(n).tolist()
+    yield from rng.permutation(n)[: wanted % n].tolist()
 
 
 class SubsetRandomSampler(Sampler):
@@ -178,12 +175,11 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        g = draw_generator(self.generator, op="SubsetRandomSampler")
-        if isinstance(g, np.random.Generator):
-            order = g.permutation(len(self.indices))
-        else:  # PyTorch's: the default generator itself when none is given
-            order = random.randperm(len(self.indices), generator=g)
-        for i in order.tolist():
+        if isinstance(self.generator, np.random.Generator):
+            order = self.generator.permutation(len(self.indices)).tolist()
+        else:  # PyTorch's: randperm from the given or the default generator, at the first read
+            order = randperm(len(self.indices), generator=self.generator).tolist()
+        for i in order:
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -194,9 +190,10 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probability proportional to ``weights`` (which need
     not sum to 1), with replacement by default; without it, no index is drawn twice.
 
-    With replacement the indices are drawn as they are read, ``CHUNK`` at a time, so a huge
-    ``num_samples`` costs no memory (PyTorch draws them all when the epoch starts); without
-    replacement there are at most ``len(weights)`` of them, drawn at once.
+    The indices are PyTorch's ``multinomial`` draws, all made at the first read as PyTorch
+    makes them, except for an epoch of more than `EAGER_LIMIT` draws with replacement (which
+    PyTorch could not hold): it draws them as they are read, ``CHUNK`` at a time, in constant
+    memory, the same numbers as long as nothing else draws from its generator meanwhile.
 
     >>> list(WeightedRandomSampler([0.0, 1.0, 0.0], 3))
     [1, 1, 1]
@@ -230,22 +227,24 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        g = draw_generator(self.generator, op="WeightedRandomSampler")
-        if isinstance(g, np.random.Generator):
-            yield from _numpy_weighted(g, self.weights, self.num_samples, self.replacement)
+        generator, count = self.generator, self.num_samples
+        if isinstance(generator, np.random.Generator):
+            p = self.weights / self.weights.sum()
+            yield from generator.choice(len(p), size=count, replace=self.replacement, p=p).tolist()
             return
-        if not self.replacement or self.num_samples == 1:
-            weights = Tensor._make(self.weights)  # PyTorch's multinomial, on float64 weights
-            yield from random.multinomial(weights, self.num_samples, self.replacement,
-                                          generator=g).tolist()  # fmt: skip
+        weights = tensor(self.weights)
+        if not self.replacement or count <= EAGER_LIMIT:
+            yield from multinomial(weights, count, self.replacement, generator=generator).tolist()
             return
-        # With replacement each index is one float64 uniform against the cumulative weights,
-        # so drawing CHUNK at a time as they are read gives PyTorch's indices in PyTorch's
-        # order, in constant memory.
-        g = random.resolve(g, "WeightedRandomSampler")
-        for start in range(0, self.num_samples, CHUNK):
-            count = min(CHUNK, self.num_samples - start)
-            yield from random.draw_with_replacement(g, self.weights, count, np.float64).tolist()
+        # Draws with replacement take one uniform each, so chunks give one call's numbers; no
+        # chunk of one, which multinomial draws another way.
+        generator = resolve(generator, "WeightedRandomSampler")
+        done = 0
+        while done < count:
+            size = min(CHUNK, count - done)
+            size -= count - done - size == 1
+            yield from multinomial(weights, size, True, generator=generator).tolist()
+            done += size
 
     def __len__(self) -> int:
         return self.num_samples
@@ -300,8 +299,8 @@ class DistributedSampler(Sampler):
     (k+1)*B*R of the permutation, which is what one process reads with a batch of B*R.
     ``num_replicas`` and ``rank`` default to `chainrule.distributed.world_size` and
     ``chainrule.distributed.rank()`` (an error before `chainrule.distributed.init`). The
-    permutation comes from NumPy's generator, so it is not PyTorch's ``randperm`` stream; the
-    partition rules (padding, ``drop_last``, strides) are PyTorch's.
+    permutation is PyTorch's: ``randperm`` from a new generator seeded with ``seed + epoch``,
+    and so are the partition rules (padding, ``drop_last``, strides).
 
     >>> sampler = DistributedSampler(range(10), num_replicas=3, rank=0, shuffle=False)
     >>> list(sampler), [list(DistributedSampler(range(10), 3, r, shuffle=False)) for r in (1, 2)]
@@ -348,7 +347,8 @@ class DistributedSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
         if self.shuffle:
-            order = np.random.default_rng(self.seed + self.epoch).permutation(n)
+            generator = Generator().manual_seed(self.seed + self.epoch)
+            order = randperm(n, generator=generator).numpy()
         else:
             order = np.arange(n)
         if self.total_size > n:  # pad by repeating from the start, as often as needed
