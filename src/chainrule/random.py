@@ -451,7 +451,7 @@ def multinomial(
         raise DomainError("multinomial: every row's weights must have a positive sum")
     g = resolve(generator, "multinomial")
     if replacement and num_samples > 1:
-        index = np.stack([draw_with_replacement(g, row, num_samples, x.dtype) for row in weights])
+        index = np.stack([_draw_with_replacement(g, row, num_samples, x.dtype) for row in weights])
     else:
         # PyTorch's race: each category's key is weight / Exp(1), drawn for every element
         # at once; the largest key wins, the largest keys in order without replacement.
@@ -579,7 +579,7 @@ def bernoulli_draws(shape: tuple, p: float, generator=None, op: str = "bernoulli
     return keep.reshape(shape) if like is None else in_memory_order(like, keep)
 
 
-def draw_with_replacement(g: Generator, weights: np.ndarray, count: int, dtype) -> np.ndarray:
+def _draw_with_replacement(g: Generator, weights: np.ndarray, count: int, dtype) -> np.ndarray:
     """PyTorch's CPU multinomial with replacement for one row: the cumulative weights in the
     row's dtype, divided by their total, the last set to 1; each sample the first category
     whose cumulative weight reaches a float64 uniform."""
