@@ -45,15 +45,15 @@ CASES = [
         Case("char_models.py", ("--model", m), final="val loss")
         for m in ("mlp", "rnn", "gru", "lstm", "transformer")
     ],  # fmt: skip
-    Case("word_lstm.py", ("--dropout", "0"), final="best val loss"),
-    Case("cnn_digits.py", ("--no-shuffle", "--dropout", "0"), rel=F32, final="test loss"),
+    Case("word_lstm.py", final="best val loss"),
+    Case("cnn_digits.py", rel=F32, final="test loss"),
     Case("autoencoder.py", rel=F32, final="final mse", learned=("<", 0.09)),
     Case("vae.py", rel=F32, final="final loss", learned=("<", 35.0)),
     Case("gan.py", rel=F32, final="final loss"),
     Case("reinforce.py", rel=F32_CANCELLING, final="running reward"),
     Case("actor_critic.py", rel=F32_CANCELLING, final="final length", learned=("<", 15.0)),
-    Case("gat.py", ("--dropout", "0"), final="test loss", learned=("<", 0.5)),
-    Case("gat.py", ("--dropout", "0", "--sparse"), final="test loss", learned=("<", 0.5)),
+    Case("gat.py", final="test loss", learned=("<", 1.0)),  # with dropout 0.6, as PyTorch
+    Case("gat.py", ("--sparse",), final="test loss", learned=("<", 1.0)),
     Case("lstm_lbfgs.py", final="test loss", learned=("<", 0.3)),
     Case("seq2seq.py", final="test loss"),
     Case("regression.py", final="final loss"),
