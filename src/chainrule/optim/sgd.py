@@ -29,6 +29,8 @@ class SGD(Optimizer):
     tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict],
