@@ -149,7 +149,7 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
-            if self._update_is_elementwise and self._pack_small_params:
+            if self._update_is_elementwise and self._pack_small_params and self._packs_pay(group):
                 items = self._layout(group)
             else:
                 items = group["params"]
@@ -168,6 +168,12 @@ class Optimizer:
     #: Whether `step` runs `_update` on packs of small parameters, when it works element by
     #: element (set False on an optimizer for the one-parameter-at-a-time path).
     _pack_small_params: bool = True
+
+    def _packs_pay(self, group: dict) -> bool:
+        """Whether packs save time on ``group``: laying the values and gradients end to end
+        and copying the values back costs about what two array operations per parameter do,
+        so an update of only a line or two gains nothing from them."""
+        return True
 
     def _step_one(self, param: Tensor, group: dict) -> None:
         """Update one parameter, if it has a gradient."""
@@ -320,9 +326,20 @@ class _Pack:
     """
 
     #: Parameters of fewer elements than this join packs of at most this many elements.
-    SIZE = 1 << 14
+    SIZE = 1 << 16
 
-    __slots__ = ("params", "shapes", "dtype", "starts", "stops", "state", "views")
+    __slots__ = (
+        "params",
+        "shapes",
+        "dtype",
+        "starts",
+        "stops",
+        "x",
+        "g",
+        "pieces",
+        "state",
+        "views",
+    )
 
     @staticmethod
     def takes(param: Tensor) -> bool:
@@ -336,6 +353,9 @@ class _Pack:
         sizes = [p._array.size for p in params]
         self.stops = list(itertools.accumulate(sizes))
         self.starts = [stop - size for stop, size in zip(self.stops, sizes)]
+        # The values and gradients laid end to end at each step, and each parameter's piece.
+        self.x, self.g = np.empty(self.stops[-1], self.dtype), np.empty(self.stops[-1], self.dtype)
+        self.pieces = self._pieces(self.x)
         self.state: dict[str, Any] | None = None  # as a parameter's, arrays over the pack
         # Each array of `state` and the parameters' state tensors viewing it, by state name.
         self.views: dict[str, tuple[np.ndarray, list[Tensor]]] = {}
@@ -356,16 +376,24 @@ class _Pack:
             for param in params:
                 optimizer._step_one(param, group)
             return
-        g = np.concatenate([p.grad._array.reshape(-1) for p in params])
+        x, g = self.x, self.g
+        np.concatenate([p.grad._array.ravel() for p in params], out=g)
         if group.get("maximize"):
             np.negative(g, out=g)
-        x = np.concatenate([p._array.reshape(-1) for p in params])
+        np.concatenate([p._array.ravel() for p in params], out=x)
         optimizer._update(x, g, self.state, group)
         self._share(states)
         name = f"{optimizer._name}.step"
-        for p, start, stop, shape in zip(params, self.starts, self.stops, self.shapes):
-            p._array[...] = x[start:stop].reshape(shape)
+        for p, piece in zip(params, self.pieces):
+            np.copyto(p._array, piece)
             p._version_counter.bump(name)
+
+    def _pieces(self, array: np.ndarray) -> list[np.ndarray]:
+        """Views of ``array`` (the pack's length) as each parameter's part, in its shape."""
+        return [
+            array[start:stop].reshape(shape)
+            for start, stop, shape in zip(self.starts, self.stops, self.shapes)
+        ]
 
     def _holds(self, states: list[dict]) -> bool:
         """Whether the parameters' states are still the pack's: its entries, its views."""
@@ -423,13 +451,7 @@ class _Pack:
             made = self.views.get(key)
             if made is None or made[0] is not value._array:
                 array = value._array
-                made = self.views[key] = (
-                    array,
-                    [
-                        Tensor._make(array[start:stop].reshape(shape))
-                        for start, stop, shape in zip(self.starts, self.stops, self.shapes)
-                    ],
-                )
+                made = self.views[key] = (array, [Tensor._make(a) for a in self._pieces(array)])
             for state, view in zip(states, made[1]):
                 state[key] = view
 
