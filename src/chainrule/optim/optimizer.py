@@ -400,16 +400,18 @@ class _Pack:
         own = self.state
         if own is None:
             return False
+        numbers = [(key, value) for key, value in own.items() if not isinstance(value, Tensor)]
+        views = [(key, *self.views[key]) for key in own if isinstance(own[key], Tensor)]
         for i, state in enumerate(states):
             if len(state) != len(own):
                 return False
-            for key, value in own.items():
+            for key, value in numbers:
                 entry = state.get(key, _MISSING)
-                if isinstance(value, Tensor):
-                    array, views = self.views[key]
-                    if entry is not views[i] or entry._array.base is not array:
-                        return False
-                elif not _same(entry, value):
+                if entry is not value and not _same(entry, value):
+                    return False
+            for key, array, pieces in views:
+                entry = state.get(key)
+                if entry is not pieces[i] or entry._array.base is not array:
                     return False
         return True
 
@@ -442,7 +444,7 @@ class _Pack:
 
     def _share(self, states: list[dict]) -> None:
         """Give each parameter the pack's state: its numbers, and views into its arrays (made
-        again for an array `_update` made new, as on the first step)."""
+        for an array new to the pack, as on the first step)."""
         for key, value in self.state.items():
             if not isinstance(value, Tensor):
                 for state in states:
@@ -452,8 +454,8 @@ class _Pack:
             if made is None or made[0] is not value._array:
                 array = value._array
                 made = self.views[key] = (array, [Tensor._make(a) for a in self._pieces(array)])
-            for state, view in zip(states, made[1]):
-                state[key] = view
+                for state, view in zip(states, made[1]):
+                    state[key] = view
 
 
 _MISSING = object()
