@@ -148,6 +148,7 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        step = f"{self._name}.step"
         for group in self.param_groups:
             if self._update_is_elementwise and self._pack_small_params and self._packs_pay(group):
                 items = self._layout(group)
@@ -155,9 +156,9 @@ class Optimizer:
                 items = group["params"]
             for item in items:
                 if isinstance(item, _Pack):
-                    item.step(self, group)
+                    item.step(self, group, step)
                 else:
-                    self._step_one(item, group)
+                    self._step_one(item, group, step)
         return loss
 
     #: Whether `_update` works element by element (no reduction, no reshaping, each output
@@ -175,8 +176,9 @@ class Optimizer:
         so an update of only a line or two gains nothing from them."""
         return True
 
-    def _step_one(self, param: Tensor, group: dict) -> None:
-        """Update one parameter, if it has a gradient."""
+    def _step_one(self, param: Tensor, group: dict, step: str) -> None:
+        """Update one parameter, if it has a gradient (``step`` names the op that changed
+        it, for its version counter)."""
         if param.grad is None:
             return
         g = param.grad._array
@@ -184,7 +186,7 @@ class Optimizer:
             g = -g
         self._update(param._array, g, self.state[param], group)
         # Changing the array in place is an in-place op: graphs that saved it must know.
-        param._version_counter.bump(f"{self._name}.step")
+        param._version_counter.bump(step)
 
     def _layout(self, group: dict) -> list:
         """The group's parameters as `step` updates them: packs of small ones, one after
@@ -360,9 +362,10 @@ class _Pack:
         # Each array of `state` and the parameters' state tensors viewing it, by state name.
         self.views: dict[str, tuple[np.ndarray, list[Tensor]]] = {}
 
-    def step(self, optimizer: Optimizer, group: dict) -> None:
+    def step(self, optimizer: Optimizer, group: dict, name: str) -> None:
         """Update the pack's parameters: together when each has a gradient of its own dtype
-        and their states agree (the same entries, the same step counts), else one by one."""
+        and their states agree (the same entries, the same step counts), else one by one
+        (``name``: the op for their version counters)."""
         params, dtype = self.params, self.dtype
         together = all(
             p.grad is not None
@@ -374,7 +377,7 @@ class _Pack:
         states = [optimizer.state[p] for p in params] if together else []
         if not together or not (self._holds(states) or self._gather(states)):
             for param in params:
-                optimizer._step_one(param, group)
+                optimizer._step_one(param, group, name)
             return
         x, g = self.x, self.g
         np.concatenate([p.grad._array.ravel() for p in params], out=g)
@@ -383,7 +386,6 @@ class _Pack:
         np.concatenate([p._array.ravel() for p in params], out=x)
         optimizer._update(x, g, self.state, group)
         self._share(states)
-        name = f"{optimizer._name}.step"
         for p, piece in zip(params, self.pieces):
             np.copyto(p._array, piece)
             p._version_counter.bump(name)
