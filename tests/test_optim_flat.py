@@ -199,6 +199,10 @@ def test_state_tensors_are_views_of_the_pack_and_writes_to_them_count():
     )
     np.testing.assert_allclose(optimizer.state[params[1]]["exp_avg"].data, 1.0)  # lerp(1, 1)
     np.testing.assert_allclose(optimizer.state[params[0]]["exp_avg"].data, 0.1)
+    optimizer.load_state_dict(optimizer.state_dict())  # new groups: new packs, the old let go
+    optimizer.step()
+    assert len(optimizer._layouts) == 2
+    assert optimizer.state[params[0]]["step"] == 4
 
 
 def test_swapped_in_state_is_shared_not_copied():

@@ -201,7 +201,8 @@ class Optimizer:
             and all(p is q for p, q in zip(params, cached[1]))
         ):
             return cached[2]
-        for key in [key for key, (kept, _, _) in layouts.items() if kept not in self.param_groups]:
+        groups = {id(other) for other in self.param_groups}
+        for key in [key for key in layouts if key not in groups]:  # groups replaced (loaded)
             del layouts[key]
         items: list = []
         run: list[Tensor] = []
