@@ -27,6 +27,8 @@ class Adadelta(Optimizer):
     0.996838
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Params,

@@ -26,6 +26,8 @@ class Adagrad(Optimizer):
     tensor([0.5000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Params,

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
 from ..errors import DomainError
 from .optimizer import Optimizer, Params, _lerp_, _zeros, implementation_options
 
@@ -52,7 +51,7 @@ def _adam_step(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, step: int, group: di
     (sqrt(v) / sqrt(1 - β2^t) + eps)``, each line in the array the first one made (the same
     arithmetic as PyTorch's, one array instead of five)."""
     beta1, beta2 = group["betas"]
-    update = np.sqrt(exp_avg_sq)
+    update = np.sqrt(exp_avg_sq, out=np.empty_like(exp_avg_sq))  # an array even when 0-d
     update /= (1 - beta2**step) ** 0.5
     update += group["eps"]
     np.divide(exp_avg, update, out=update)
@@ -77,6 +76,8 @@ class Adam(Optimizer):
     >>> x  # the first Adam step moves each coordinate by about lr
     tensor([ 0.9000, -1.9000], requires_grad=True)
     """
+
+    _update_is_elementwise = True
 
     def __init__(
         self,
@@ -108,7 +109,6 @@ class Adam(Optimizer):
             **switches,
         )
         super().__init__(params, defaults)
-        self._flat_states: dict[int, _FlatState] = {}  # by id(group); see _update_together
 
     def _check_group(self, group: dict[str, Any]) -> None:
         self._check_non_negative(group, "lr", "eps", "weight_decay")
@@ -124,103 +124,6 @@ class Adam(Optimizer):
             np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
             exp_avg_sq = max_exp_avg_sq
         x -= _adam_step(exp_avg, exp_avg_sq, step, group)
-
-    def _update_together(self, group: dict) -> bool:
-        # The update above, each line one array operation over the whole group's state laid
-        # end to end, instead of one per parameter: a small model's step is mostly the
-        # cost of each NumPy call, as PyTorch's foreach variant is for its kernels. Same
-        # arithmetic per element, so the same numbers.
-        if group["amsgrad"] or type(self)._update is not Adam._update:
-            return False
-        flat = _FlatState.of(self, group)
-        if flat is None:
-            return False
-        params, state = group["params"], self.state
-        lr, weight_decay = group["lr"], group["weight_decay"]
-        g = np.concatenate([p.grad._array.reshape(-1) for p in params])
-        if group["maximize"]:
-            np.negative(g, out=g)
-        if weight_decay != 0 and group["decoupled_weight_decay"]:
-            for p in params:
-                p._array *= 1 - lr * weight_decay
-        elif weight_decay != 0:
-            g += weight_decay * np.concatenate([p._array.reshape(-1) for p in params])
-        for p in params:
-            state[p]["step"] += 1
-        _running_means(flat.exp_avg, flat.exp_avg_sq, g, group["betas"])
-        update = _adam_step(flat.exp_avg, flat.exp_avg_sq, state[params[0]]["step"], group)
-        for p, start, stop in zip(params, flat.starts, flat.stops):
-            p._array -= update[start:stop].reshape(p._array.shape)
-        return True
-
-
-class _FlatState:
-    """One Adam group's running means laid end to end: each parameter's ``exp_avg`` and
-    ``exp_avg_sq`` state tensors are views into two arrays, so that `Adam._update_together`
-    updates them all with one operation per line. The state dicts stay as PyTorch's."""
-
-    __slots__ = ("group", "params", "exp_avg", "exp_avg_sq", "starts", "stops")
-
-    @staticmethod
-    def of(optimizer: Adam, group: dict) -> _FlatState | None:
-        """The group's flat state, made (or made again, after `load_state_dict` or anything
-        else replaced the state tensors) when every parameter has a gradient of its dtype,
-        all share one float dtype and one step count; None otherwise."""
-        params = group["params"]
-        if len(params) < 2:
-            return None
-        dtype = params[0]._array.dtype
-        if dtype.kind != "f":
-            return None
-        states, steps = optimizer.state, set()
-        for p in params:
-            grad = p.grad
-            if grad is None or p._array.dtype != dtype or grad._array.dtype != dtype:
-                return None
-            steps.add(states[p].get("step", 0) if p in states else 0)
-        if len(steps) != 1:
-            return None
-        cache = optimizer._flat_states
-        flat = cache.get(id(group))
-        if flat is None or not flat.holds(optimizer, group):
-            flat = cache[id(group)] = _FlatState(optimizer, group, dtype)
-        return flat
-
-    def __init__(self, optimizer: Adam, group: dict, dtype: np.dtype) -> None:
-        params = group["params"]
-        self.group, self.params = group, list(params)
-        sizes = [p._array.size for p in params]
-        self.stops = list(np.cumsum(sizes))
-        self.starts = [stop - size for stop, size in zip(self.stops, sizes)]
-        total = self.stops[-1]
-        self.exp_avg, self.exp_avg_sq = np.zeros(total, dtype), np.zeros(total, dtype)
-        for p, start, stop in zip(params, self.starts, self.stops):
-            state = optimizer.state[p]
-            state.setdefault("step", 0)
-            for name, flat in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
-                view = flat[start:stop].reshape(p._array.shape)
-                if name in state:
-                    view[...] = state[name]._array  # earlier steps' values (loaded, or per tensor)
-                state[name] = Tensor._make(view)
-
-    def holds(self, optimizer: Adam, group: dict) -> bool:
-        """Whether this is still the group's state: the same group and parameters, and each
-        state tensor still a view into the flat arrays."""
-        params = group["params"]
-        if self.group is not group or len(params) != len(self.params):
-            return False
-        states = optimizer.state
-        for p, q in zip(params, self.params):
-            state = states.get(p) if p is q else None
-            if (
-                state is None
-                or state.get("exp_avg") is None
-                or state["exp_avg"]._array.base is not self.exp_avg
-                or state.get("exp_avg_sq") is None
-                or state["exp_avg_sq"]._array.base is not self.exp_avg_sq
-            ):
-                return False
-        return True
 
 
 class AdamW(Adam):
@@ -273,6 +176,8 @@ class NAdam(Optimizer):
     >>> x  # the gradient term and the look-ahead momentum term together: more than lr
     tensor([0.8944], requires_grad=True)
     """
+
+    _update_is_elementwise = True
 
     _scalar_state = ("mu_product",)
 
@@ -346,6 +251,8 @@ class RAdam(Optimizer):
     tensor([0.8000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Params,
@@ -412,6 +319,8 @@ class Adamax(Optimizer):
     >>> x
     tensor([0.9000], requires_grad=True)
     """
+
+    _update_is_elementwise = True
 
     def __init__(
         self,

@@ -28,6 +28,8 @@ class ASGD(Optimizer):
     tensor([0.8000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     _scalar_state = ("eta", "mu")
 
     def __init__(

@@ -3,12 +3,14 @@ and `swap_in_optimizer_params_and_state`. Each optimizer is in the module of its
 (`optim.sgd`, `optim.rmsprop`, ...); the Adam family shares `optim.adam`.
 
 Each update works on the parameters' NumPy arrays in place, in their own dtype, one array
-operation per formula line; parameters whose ``.grad`` is None are skipped.
+operation per formula line; parameters whose ``.grad`` is None are skipped. Small parameters
+of a group go in packs (`_Pack`), each formula line once over their arrays laid end to end.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -147,32 +149,83 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         step = f"{self._name}.step"
-        state = self.state
         for group in self.param_groups:
-            if self._update_together(group):
-                for param in group["params"]:
-                    param._version_counter.bump(step)
-                continue
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                g = param.grad._array
-                if group.get("maximize"):  # ascend: every update rule then sees -g
-                    g = -g
-                self._update(param._array, g, state[param], group)
-                # Changing the array in place is an in-place op: graphs that saved it must know.
-                param._version_counter.bump(step)
+            if self._update_is_elementwise and self._pack_small_params and self._packs_pay(group):
+                items = self._layout(group)
+            else:
+                items = group["params"]
+            for item in items:
+                if isinstance(item, _Pack):
+                    item.step(self, group, step)
+                else:
+                    self._step_one(item, group, step)
         return loss
 
-    def _update_together(self, group: dict) -> bool:
-        """Update every parameter of ``group`` at once, when the optimizer can (Adam and
-        AdamW, where every parameter has a gradient); True if it did. Otherwise `step`
-        calls `_update` per parameter."""
-        return False
+    #: Whether `_update` works element by element (no reduction, no reshaping, each output
+    #: element from the same element of ``x``, ``g`` and the state arrays): then it may run on
+    #: several parameters laid end to end, as one array (see `_Pack`).
+    _update_is_elementwise: bool = False
+
+    #: Whether `step` runs `_update` on packs of small parameters, when it works element by
+    #: element (set False on an optimizer for the one-parameter-at-a-time path).
+    _pack_small_params: bool = True
+
+    def _packs_pay(self, group: dict) -> bool:
+        """Whether packs save time on ``group``: laying the values and gradients end to end
+        and copying the values back costs about what two array operations per parameter do,
+        so an update of only a line or two gains nothing from them."""
+        return True
+
+    def _step_one(self, param: Tensor, group: dict, step: str) -> None:
+        """Update one parameter, if it has a gradient (``step`` names the op that changed
+        it, for its version counter)."""
+        if param.grad is None:
+            return
+        g = param.grad._array
+        if group.get("maximize"):  # ascend: every update rule then sees -g
+            g = -g
+        self._update(param._array, g, self.state[param], group)
+        # Changing the array in place is an in-place op: graphs that saved it must know.
+        param._version_counter.bump(step)
+
+    def _layout(self, group: dict) -> list:
+        """The group's parameters as `step` updates them: packs of small ones, one after
+        another in the group's order, and the others one at a time (kept between steps)."""
+        params = group["params"]
+        layouts = self.__dict__.setdefault("_layouts", {})
+        cached = layouts.get(id(group))
+        if (
+            cached is not None
+            and cached[0] is group
+            and len(cached[1]) == len(params)
+            and all(p is q for p, q in zip(params, cached[1]))
+        ):
+            return cached[2]
+        groups = {id(other) for other in self.param_groups}
+        for key in [key for key in layouts if key not in groups]:  # groups replaced (loaded)
+            del layouts[key]
+        items: list = []
+        run: list[Tensor] = []
+        for param in [*params, None]:
+            small = param is not None and _Pack.takes(param)
+            if run and (
+                not small
+                or param.dtype != run[0].dtype
+                or sum(p._array.size for p in run) + param._array.size > _Pack.SIZE
+            ):
+                items += [_Pack(run)] if len(run) > 1 else run
+                run = []
+            if small:
+                run.append(param)
+            elif param is not None:
+                items.append(param)
+        layouts[id(group)] = (group, list(params), items)
+        return items
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         """Update the parameter array ``x`` in place from its gradient ``g`` (already negated
-        when the group has ``maximize``)."""
+        when the group has ``maximize``) and its ``state``. With `_update_is_elementwise`,
+        ``x``, ``g`` and the state's arrays may be several parameters' laid end to end."""
         raise NotImplementedError(f"{self._name}: define _update (or override step)")
 
     def state_dict(self) -> dict[str, Any]:
@@ -263,6 +316,163 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
+class _Pack:
+    """A run of small parameters of one group that `Optimizer.step` updates as one array.
+
+    Their values and gradients are laid end to end for the step (copies, small enough to stay
+    in cache), and their state arrays for good: each parameter's state tensors are views into
+    the pack's own state arrays, so the state dicts keep PyTorch's layout while `_update` runs
+    each formula line once for the whole pack. A step on small parameters is mostly the fixed
+    cost of each NumPy call, as PyTorch's foreach kernels are for its own; a large parameter
+    gains nothing from a pack and would push the others out of cache, so it goes on its own.
+    The arithmetic is elementwise, so the numbers are the one-at-a-time path's, bit for bit.
+    """
+
+    #: Parameters of fewer elements than this join packs of at most this many elements.
+    SIZE = 1 << 16
+
+    __slots__ = (
+        "params",
+        "shapes",
+        "dtype",
+        "starts",
+        "stops",
+        "x",
+        "g",
+        "pieces",
+        "state",
+        "views",
+    )
+
+    @staticmethod
+    def takes(param: Tensor) -> bool:
+        """Whether ``param`` is small and floating enough to join a pack."""
+        return param._array.dtype.kind == "f" and param._array.size < _Pack.SIZE
+
+    def __init__(self, params: list[Tensor]) -> None:
+        self.params = params
+        self.shapes = [p._array.shape for p in params]
+        self.dtype = params[0]._array.dtype
+        sizes = [p._array.size for p in params]
+        self.stops = list(itertools.accumulate(sizes))
+        self.starts = [stop - size for stop, size in zip(self.stops, sizes)]
+        # The values and gradients laid end to end at each step, and each parameter's piece.
+        self.x, self.g = np.empty(self.stops[-1], self.dtype), np.empty(self.stops[-1], self.dtype)
+        self.pieces = self._pieces(self.x)
+        self.state: dict[str, Any] | None = None  # as a parameter's, arrays over the pack
+        # Each array of `state` and the parameters' state tensors viewing it, by state name.
+        self.views: dict[str, tuple[np.ndarray, list[Tensor]]] = {}
+
+    def step(self, optimizer: Optimizer, group: dict, name: str) -> None:
+        """Update the pack's parameters: together when each has a gradient of its own dtype
+        and their states agree (the same entries, the same step counts), else one by one
+        (``name``: the op for their version counters)."""
+        params, dtype = self.params, self.dtype
+        together = all(
+            p.grad is not None
+            and p._array.shape == shape
+            and p._array.dtype == dtype
+            and p.grad._array.dtype == dtype
+            for p, shape in zip(params, self.shapes)
+        )
+        states = [optimizer.state[p] for p in params] if together else []
+        if not together or not (self._holds(states) or self._gather(states)):
+            for param in params:
+                optimizer._step_one(param, group, name)
+            return
+        x, g = self.x, self.g
+        np.concatenate([p.grad._array.ravel() for p in params], out=g)
+        if group.get("maximize"):
+            np.negative(g, out=g)
+        np.concatenate([p._array.ravel() for p in params], out=x)
+        optimizer._update(x, g, self.state, group)
+        self._share(states)
+        for p, piece in zip(params, self.pieces):
+            np.copyto(p._array, piece)
+            p._version_counter.bump(name)
+
+    def _pieces(self, array: np.ndarray) -> list[np.ndarray]:
+        """Views of ``array`` (the pack's length) as each parameter's part, in its shape."""
+        return [
+            array[start:stop].reshape(shape)
+            for start, stop, shape in zip(self.starts, self.stops, self.shapes)
+        ]
+
+    def _holds(self, states: list[dict]) -> bool:
+        """Whether the parameters' states are still the pack's: its entries, its views."""
+        own = self.state
+        if own is None:
+            return False
+        numbers = [(key, value) for key, value in own.items() if not isinstance(value, Tensor)]
+        views = [(key, *self.views[key]) for key in own if isinstance(own[key], Tensor)]
+        for i, state in enumerate(states):
+            if len(state) != len(own):
+                return False
+            for key, value in numbers:
+                entry = state.get(key, _MISSING)
+                if entry is not value and not _same(entry, value):
+                    return False
+            for key, array, pieces in views:
+                entry = state.get(key)
+                if entry is not pieces[i] or entry._array.base is not array:
+                    return False
+        return True
+
+    def _gather(self, states: list[dict]) -> bool:
+        """Make the pack's state from the parameters' (new, loaded, or replaced since): their
+        arrays copied end to end, the numbers they share kept. False if they disagree."""
+        keys = list(states[0])
+        if any(len(state) != len(keys) for state in states):
+            return False
+        own: dict[str, Any] = {}
+        for key in keys:
+            values = [state.get(key, _MISSING) for state in states]
+            head = values[0]
+            if isinstance(head, Tensor):
+                if not all(
+                    isinstance(value, Tensor)
+                    and value._array.shape == shape
+                    and value._array.dtype == self.dtype
+                    for value, shape in zip(values, self.shapes)
+                ):
+                    return False
+                own[key] = Tensor._make(np.concatenate([v._array.reshape(-1) for v in values]))
+            elif all(_same(value, head) for value in values[1:]):
+                own[key] = head
+            else:
+                return False
+        self.state, self.views = own, {}
+        self._share(states)
+        return True
+
+    def _share(self, states: list[dict]) -> None:
+        """Give each parameter the pack's state: its numbers, and views into its arrays (made
+        for an array new to the pack, as on the first step)."""
+        for key, value in self.state.items():
+            if not isinstance(value, Tensor):
+                for state in states:
+                    state[key] = value
+                continue
+            made = self.views.get(key)
+            if made is None or made[0] is not value._array:
+                array = value._array
+                made = self.views[key] = (array, [Tensor._make(a) for a in self._pieces(array)])
+                for state, view in zip(states, made[1]):
+                    state[key] = view
+
+
+_MISSING = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two state entries that are not arrays hold the same value (a step count...)."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or type(a) is not type(b):
+        return False
+    return bool(a == b)
+
+
 def _zeros(x: np.ndarray) -> Tensor:
     return Tensor._make(np.zeros_like(x))
 
@@ -349,6 +559,9 @@ def swap_in_optimizer_params_and_state(
         for param, index in zip(params, saved["params"]):
             state[param] = dict(saved_state.get(index, {}))
     optimizer.state = state
+    # Packs would copy the swapped-in state into arrays of their own; this state is shared.
+    packing = optimizer.__dict__.pop("_pack_small_params", _MISSING)
+    optimizer._pack_small_params = False
     try:
         yield
     finally:
@@ -356,3 +569,6 @@ def swap_in_optimizer_params_and_state(
             group.clear()
             group.update(snapshot)
         optimizer.state = original_state
+        del optimizer._pack_small_params
+        if packing is not _MISSING:
+            optimizer._pack_small_params = packing

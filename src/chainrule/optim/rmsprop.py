@@ -26,6 +26,8 @@ class RMSprop(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Params,

@@ -31,6 +31,8 @@ class Rprop(Optimizer):
     tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Params,

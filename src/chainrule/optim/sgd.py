@@ -29,6 +29,8 @@ class SGD(Optimizer):
     tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
+    _update_is_elementwise = True
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict],
@@ -61,6 +63,9 @@ class SGD(Optimizer):
                 f"SGD: Nesterov momentum needs momentum > 0 and dampening = 0, got momentum="
                 f"{group['momentum']} and dampening={group['dampening']}"
             )
+
+    def _packs_pay(self, group: dict) -> bool:
+        return group["momentum"] != 0  # plain SGD's two lines: nothing to gain
 
     def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         momentum, weight_decay = group["momentum"], group["weight_decay"]
