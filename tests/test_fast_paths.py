@@ -87,3 +87,96 @@ def test_pow_second_derivative_through_the_short_cut(torch):
         (t_g,) = torch.autograd.grad(theirs.pow(exponent).sum(), theirs, create_graph=True)
         (t_gg,) = torch.autograd.grad(t_g.sum(), theirs)
         np.testing.assert_allclose(gg.numpy(), t_gg.numpy(), rtol=1e-12)
+
+
+def _linear_both(torch, x: np.ndarray, weight: np.ndarray, bias, view):
+    """(output, input grad, weight grad, bias grad) of F.linear(view(x), weight, bias) with a
+    fixed upstream gradient, in chainrule and in PyTorch."""
+    results = []
+    for lib, F in ((chainrule, chainrule.nn.functional), (torch, torch.nn.functional)):
+        leaves = [lib.tensor(a, requires_grad=True) for a in (x, weight)]
+        b = None if bias is None else lib.tensor(bias, requires_grad=True)
+        out = F.linear(view(leaves[0]), leaves[1], b)
+        g = np.cos(np.arange(out.numel())).reshape(tuple(out.shape)).astype(x.dtype)
+        out.backward(lib.tensor(g))
+        grads = [t.grad.numpy() for t in leaves] + ([] if b is None else [b.grad.numpy()])
+        results.append([out.detach().numpy(), *grads])
+    return results
+
+
+VIEWS = {
+    "as is": lambda t: t,
+    "transposed leading dims": lambda t: t.transpose(0, 1),
+    "every other feature": lambda t: t[..., ::2],
+    "feature-major": lambda t: t.transpose(-1, -2).transpose(-1, -2).flip(-1),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 5, 12), (2, 3, 4, 12)])
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_on_3d_and_4d_inputs_agrees_with_pytorch(torch, dtype, shape, view, with_bias):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(dtype)
+    features = shape[-1] // 2 if view == "every other feature" else shape[-1]
+    weight = rng.standard_normal((7, features)).astype(dtype)
+    bias = rng.standard_normal(7).astype(dtype) if with_bias else None
+    ours, theirs = _linear_both(torch, x, weight, bias, VIEWS[view])
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    for a, b in zip(ours, theirs):
+        assert a.dtype == dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=tolerance, atol=tolerance)
+
+
+def test_linear_on_a_folded_input_is_one_matrix_product(monkeypatch):
+    """The product over (batch, tokens) is one 2-D product, forward and for each gradient."""
+    from chainrule.linalg import products
+
+    shapes = []
+    real = np.matmul
+
+    def spy(a, b, *args, **kwargs):
+        shapes.append((np.ndim(a), np.ndim(b)))
+        return real(a, b, *args, **kwargs)
+
+    monkeypatch.setattr(products.np, "matmul", spy)
+    layer = chainrule.nn.Linear(6, 4)
+    x = chainrule.randn(2, 3, 5, 6, requires_grad=True)
+    layer(x).sum().backward()
+    layer(x.detach())  # matmul_add with out=: writes the folded product into its own rows
+    assert x.grad.shape == (2, 3, 5, 6) and layer.weight.grad.shape == (4, 6)
+    assert all(dims == (2, 2) for dims in shapes)
+
+
+def test_matmul_copies_only_operands_blas_cannot_read():
+    from chainrule.linalg.products import _blas_operand
+
+    a = np.arange(24.0).reshape(4, 6)
+    assert _blas_operand(a) is a
+    for readable in (a.T, a[:, :3], a[1:3], a[:, :3].T):
+        assert np.shares_memory(_blas_operand(readable), a)
+    for unreadable in (a[:, ::2], a[::-1], np.broadcast_to(a[:1], (4, 6))):
+        copy = _blas_operand(unreadable)
+        assert copy.flags.c_contiguous and np.array_equal(copy, unreadable)
+    x = chainrule.from_numpy(a[:, ::2]).requires_grad_()  # shares the strided array
+    y = chainrule.from_numpy(np.arange(12.0).reshape(3, 4)[:, ::-1])
+    out = x @ y
+    out.sum().backward()
+    np.testing.assert_array_equal(out.detach().numpy(), a[:, ::2] @ y.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((4, 4)) @ y.numpy().T)
+
+
+def test_matmul_jvp_over_a_folded_stack(torch):
+    rng = np.random.default_rng(4)
+    x, dx = rng.standard_normal((2, 3, 5)), rng.standard_normal((2, 3, 5))
+    w, dw = rng.standard_normal((5, 4)), rng.standard_normal((5, 4))
+    _, tangent = chainrule.func.jvp(
+        lambda a, b: a @ b,
+        (chainrule.tensor(x), chainrule.tensor(w)),
+        (chainrule.tensor(dx), chainrule.tensor(dw)),
+    )
+    _, t_tangent = torch.func.jvp(
+        lambda a, b: a @ b, (torch.tensor(x), torch.tensor(w)), (torch.tensor(dx), torch.tensor(dw))
+    )
+    np.testing.assert_allclose(tangent.numpy(), t_tangent.numpy(), rtol=1e-12)
