@@ -68,7 +68,10 @@ def _matmul(x, y, out=None):
     product per matrix; an operand BLAS cannot read as it lies is copied first. ``out``: an
     array to write the product into."""
     if type(x) is np.ndarray and type(y) is np.ndarray:
-        x, y = _blas_operand(x), _blas_operand(y)
+        if not x.flags.c_contiguous:  # checked here first: the call costs as much as the check
+            x = _blas_operand(x)
+        if not y.flags.c_contiguous:
+            y = _blas_operand(y)
     if y.ndim == 2 and x.ndim > 2:
         rows = x.reshape(-1, x.shape[-1])  # a copy only when the leading dims do not merge
         if out is not None:
@@ -85,13 +88,13 @@ def _blas_operand(a: np.ndarray) -> np.ndarray:
     room between rows (a broadcast row, a step over columns): BLAS takes a transposed or
     sliced matrix through its flags and leading dimension, but NumPy's matmul runs its own
     loop, or copies the operand on every call, for anything else."""
-    if a.ndim < 2 or a.flags.c_contiguous or a.flags.f_contiguous:
+    if a.ndim < 2 or a.flags.f_contiguous or a.flags.c_contiguous:
         return a
     (rows, cols), (row_step, col_step) = a.shape[-2:], a.strides[-2:]
     size = a.itemsize
-    if (col_step == size or cols == 1) and row_step >= cols * size:
+    if col_step == size and row_step >= cols * size:  # row-major, rows apart: a slice
         return a
-    if (row_step == size or rows == 1) and col_step >= rows * size:
+    if row_step == size and col_step >= rows * size:  # column-major: a transposed slice
         return a
     return np.ascontiguousarray(a)
 
