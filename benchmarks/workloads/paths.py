@@ -104,44 +104,26 @@ def workloads(quick: bool) -> list[Workload]:
     linear_shape = (4, 8, 64) if quick else (32, 16, 1024)
     pow_shape = (4, 8, 16) if quick else (16, 32, 256)
     vocab, width, indices = (50, 8, (4, 8)) if quick else (1000, 64, (32, 16))
-    level = [Target("chainrule ≤ 1.2× pytorch", 1.2, "pytorch")]
-    float32 = {"rtol": 1e-5, "atol": 1e-5}
     b, t, n = linear_shape
+    rows = [
+        ("W11a", f"nn.Linear({n}, 64) on ({b}, {t}, {n}) float32",
+         lambda on: linear_step(on, linear_shape, transposed=False)),
+        ("W11b", f"nn.Linear({n}, 64) on a transposed ({t}, {b}, {n}) input",
+         lambda on: linear_step(on, linear_shape, transposed=True)),
+        ("W11c", f"pow(x, 3.0) on {pow_shape} float32", lambda on: pow_step(on, pow_shape)),
+        ("W11d", f"nn.Embedding({vocab}, {width}) at {indices} indices",
+         lambda on: embedding_step(on, vocab, width, indices)),
+    ]  # fmt: skip
     return [
         Workload(
-            "W11a",
-            f"nn.Linear({n}, 64) on ({b}, {t}, {n}) float32, forward and backward",
+            key,
+            f"{title}, forward and backward",
             "ms/step",
             1e3,
-            _pair(lambda on: linear_step(on, linear_shape, transposed=False)),
-            targets=level,
-            **float32,
-        ),
-        Workload(
-            "W11b",
-            f"nn.Linear({n}, 64) on a transposed ({t}, {b}, {n}) input, forward and backward",
-            "ms/step",
-            1e3,
-            _pair(lambda on: linear_step(on, linear_shape, transposed=True)),
-            targets=level,
-            **float32,
-        ),
-        Workload(
-            "W11c",
-            f"pow(x, 3.0) on {pow_shape} float32, forward and backward",
-            "ms/step",
-            1e3,
-            _pair(lambda on: pow_step(on, pow_shape)),
-            targets=level,
-            **float32,
-        ),
-        Workload(
-            "W11d",
-            f"nn.Embedding({vocab}, {width}) at {indices} indices, forward and backward",
-            "ms/step",
-            1e3,
-            _pair(lambda on: embedding_step(on, vocab, width, indices)),
-            targets=level,
-            **float32,
-        ),
+            _pair(make),
+            rtol=1e-5,
+            atol=1e-5,
+            targets=[Target("chainrule ≤ 1.2× pytorch", 1.2, "pytorch")],
+        )
+        for key, title, make in rows
     ]
