@@ -126,8 +126,8 @@ def max_reduce(x, axis, keepdims: bool = False):
 def add_at(out: np.ndarray, index: tuple, values) -> None:
     """``np.add.at(out, index, values)``: repeated indices accumulate. When ``index`` is
     integer arrays into ``out``'s leading axes (an embedding's backward, a gather's) and
-    ``values`` has their broadcast shape followed by the other axes' sizes, the rows are
-    sorted and each run of equal ones is added with ``np.add.reduceat``."""
+    ``values`` has their broadcast shape followed by the other axes' sizes, the values are
+    added row by row in vectorized steps (`_add_rows`)."""
     arrays = [i for i in index if isinstance(i, np.ndarray) and i.dtype.kind in "iu"]
     k = len(arrays)
     if (
@@ -139,23 +139,26 @@ def add_at(out: np.ndarray, index: tuple, values) -> None:
     ):
         np.add.at(out, index, values)  # faster for few or short rows
         return
-    try:
-        arrays = np.broadcast_arrays(*arrays)
-    except ValueError:
-        np.add.at(out, index, values)  # NumPy's own error
-        return
+    if k > 1:
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            np.add.at(out, index, values)  # NumPy's own error
+            return
     if np.shape(values) != arrays[0].shape + out.shape[k:]:
         np.add.at(out, index, values)
         return
     sizes = out.shape[:k]
-    rows = np.zeros(arrays[0].size, np.int64)
+    rows = None
     for i, size in zip(arrays, sizes):
-        i = i.ravel()
-        if i.size and (i.max() >= size or i.min() < -size):
+        i = i.ravel().astype(np.int64, copy=False)
+        low, high = (i.min(), i.max()) if i.size else (0, 0)
+        if high >= size or low < -size:
             np.add.at(out, index, values)  # NumPy's own error
             return
-        rows *= size
-        rows += np.where(i < 0, i + size, i)  # -1 and size - 1 are one row to add into
+        if low < 0:
+            i = np.where(i < 0, i + size, i)  # -1 and size - 1 are one row to add into
+        rows = i if rows is None else rows * size + i
     if rows.size == 0:
         return
     _add_rows(out.reshape(math.prod(sizes), -1), rows, np.reshape(values, (rows.size, -1)))
