@@ -159,6 +159,9 @@ def test_matmul_copies_only_operands_blas_cannot_read():
     for unreadable in (a[:, ::2], a[::-1], np.broadcast_to(a[:1], (4, 6))):
         copy = _blas_operand(unreadable)
         assert copy.flags.c_contiguous and np.array_equal(copy, unreadable)
+    stack = np.ones((3, 4, 5)).swapaxes(-1, -2)  # column-major matrices: BLAS reads them
+    assert _blas_operand(stack) is stack
+    assert _blas_operand(stack, stacked=True).flags.c_contiguous  # small: copied, faster
     x = chainrule.from_numpy(a[:, ::2]).requires_grad_()  # shares the strided array
     y = chainrule.from_numpy(np.arange(12.0).reshape(3, 4)[:, ::-1])
     out = x @ y
@@ -180,3 +183,20 @@ def test_matmul_jvp_over_a_folded_stack(torch):
         lambda a, b: a @ b, (torch.tensor(x), torch.tensor(w)), (torch.tensor(dx), torch.tensor(dw))
     )
     np.testing.assert_allclose(tangent.numpy(), t_tangent.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_attention_scores_with_a_transposed_stack_agree_with_pytorch(torch, dtype):
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((2, 3, 8, 4)).astype(dtype) for _ in range(3))
+    results = []
+    for lib in (chainrule, torch):
+        leaves = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        scores = leaves[0] @ leaves[1].transpose(-2, -1)
+        out = scores.softmax(-1) @ leaves[2]
+        out.backward(lib.ones_like(out))
+        results.append([out.detach().numpy()] + [t.grad.numpy() for t in leaves])
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    for a, b in zip(*results):
+        assert a.dtype == dtype
+        np.testing.assert_allclose(a, b, rtol=tolerance, atol=tolerance)

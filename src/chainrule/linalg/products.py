@@ -71,7 +71,7 @@ def _matmul(x, y, out=None):
         if not x.flags.c_contiguous:  # checked here first: the call costs as much as the check
             x = _blas_operand(x)
         if not y.flags.c_contiguous:
-            y = _blas_operand(y)
+            y = _blas_operand(y, stacked=x.ndim > 2 or y.ndim > 2)
     if y.ndim == 2 and x.ndim > 2:
         rows = x.reshape(-1, x.shape[-1])  # a copy only when the leading dims do not merge
         if out is not None:
@@ -83,18 +83,30 @@ def _matmul(x, y, out=None):
     return x @ y  # also for Tensors, in rules run with create_graph
 
 
-def _blas_operand(a: np.ndarray) -> np.ndarray:
+#: A stack of column-major right operands with at most this many elements a matrix is copied to
+#: row-major first: NumPy's per-matrix loop multiplies small transposed ones (attention's
+#: q @ k.mT, and g @ v.mT in its backward) about 20% slower than the copy and the product
+#: take; larger ones cost the same either way.
+SMALL_STACKED = 4096
+
+
+def _blas_operand(a: np.ndarray, stacked: bool = False) -> np.ndarray:
     """``a``, or a C-contiguous copy when its matrices are neither row- nor column-major with
     room between rows (a broadcast row, a step over columns): BLAS takes a transposed or
     sliced matrix through its flags and leading dimension, but NumPy's matmul runs its own
-    loop, or copies the operand on every call, for anything else."""
-    if a.ndim < 2 or a.flags.f_contiguous or a.flags.c_contiguous:
+    loop, or copies the operand on every call, for anything else. ``stacked``: ``a`` is the
+    right operand of a product of stacks, copied also when `SMALL_STACKED` says so."""
+    if a.ndim < 2 or a.flags.c_contiguous:
         return a
     (rows, cols), (row_step, col_step) = a.shape[-2:], a.strides[-2:]
     size = a.itemsize
     if col_step == size and row_step >= cols * size:  # row-major, rows apart: a slice
         return a
-    if row_step == size and col_step >= rows * size:  # column-major: a transposed slice
+    if row_step == size and col_step >= rows * size:  # column-major: a transposed matrix
+        if stacked and a.ndim > 2 and rows * cols <= SMALL_STACKED:
+            return np.ascontiguousarray(a)
+        return a
+    if a.flags.f_contiguous:  # a dim of 1, whose stride may be anything
         return a
     return np.ascontiguousarray(a)
 
