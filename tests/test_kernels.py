@@ -95,6 +95,20 @@ def test_add_at_adds_repeated_rows_as_numpy_does():
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
+def test_add_at_in_rounds_with_long_runs_among_short_ones():
+    # Mostly distinct rows (the rounds), a few repeated past RUN_ROUNDS (their rest summed).
+    rng = np.random.default_rng(2)
+    index = np.concatenate([rng.permutation(2000)[:900], np.repeat([3, 17, 1999], 40)])
+    rng.shuffle(index)
+    for dtype, signed in ((np.float32, index.astype(np.int32)), (np.float64, index - 2000)):
+        values = rng.standard_normal((index.size, 16)).astype(dtype)
+        got, want = np.ones((2000, 16), dtype), np.ones((2000, 16), dtype)
+        kernels.add_at(got, (signed,), values)  # int32 indices, and negative ones
+        np.add.at(want, (index,), values)
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-13)
+    assert np.unique(index).size * kernels.SHORT_RUNS > index.size  # short runs on average
+
+
 def test_add_at_leaves_other_indices_and_errors_to_numpy():
     out = np.zeros((5, 3))
     kernels.add_at(out, (slice(None), np.array([0, 0, 2])), np.ones((5, 3)))

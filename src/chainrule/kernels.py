@@ -15,8 +15,9 @@ Maxima have no BLAS form. Over short rows, the maximum of a transposed copy, tak
 (NumPy's vectorized outer reduction), is exact and several times faster than row by row.
 
 ``np.add.at`` adds one row at a time through a generic index loop; sorting the indices and
-adding each run of equal ones with ``np.add.reduceat`` gives the same sums several times
-faster (an embedding's backward).
+adding each run of equal ones with ``np.add.reduceat`` (long runs), or adding the runs'
+first, second, ... rows in vectorized rounds (short runs), gives the same sums several
+times faster (an embedding's backward).
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ LONGEST_MAX_ROW = 64
 #: all; ``np.add.at`` is as fast for fewer or shorter ones.
 SHORTEST_ADDED_ROW = 8
 SMALLEST_ADDED = 4096
+#: `add_at` sums runs of equal rows with ``np.add.reduceat`` when they are this long on
+#: average, and adds them in rounds when shorter; rounds stop at `RUN_ROUNDS`.
+SHORT_RUNS = 4
+RUN_ROUNDS = 8
 
 
 @functools.lru_cache(maxsize=64)
@@ -121,8 +126,8 @@ def max_reduce(x, axis, keepdims: bool = False):
 def add_at(out: np.ndarray, index: tuple, values) -> None:
     """``np.add.at(out, index, values)``: repeated indices accumulate. When ``index`` is
     integer arrays into ``out``'s leading axes (an embedding's backward, a gather's) and
-    ``values`` has their broadcast shape followed by the other axes' sizes, the rows are
-    sorted and each run of equal ones is added with ``np.add.reduceat``."""
+    ``values`` has their broadcast shape followed by the other axes' sizes, the values are
+    added row by row in vectorized steps (`_add_rows`)."""
     arrays = [i for i in index if isinstance(i, np.ndarray) and i.dtype.kind in "iu"]
     k = len(arrays)
     if (
@@ -134,27 +139,57 @@ def add_at(out: np.ndarray, index: tuple, values) -> None:
     ):
         np.add.at(out, index, values)  # faster for few or short rows
         return
-    try:
-        arrays = np.broadcast_arrays(*arrays)
-    except ValueError:
-        np.add.at(out, index, values)  # NumPy's own error
-        return
+    if k > 1:
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            np.add.at(out, index, values)  # NumPy's own error
+            return
     if np.shape(values) != arrays[0].shape + out.shape[k:]:
         np.add.at(out, index, values)
         return
     sizes = out.shape[:k]
-    rows = np.zeros(arrays[0].size, np.int64)
+    rows = None
     for i, size in zip(arrays, sizes):
-        i = i.ravel()
-        if i.size and (i.max() >= size or i.min() < -size):
+        i = i.ravel().astype(np.int64, copy=False)
+        low, high = (i.min(), i.max()) if i.size else (0, 0)
+        if high >= size or low < -size:
             np.add.at(out, index, values)  # NumPy's own error
             return
-        rows *= size
-        rows += np.where(i < 0, i + size, i)  # -1 and size - 1 are one row to add into
+        if low < 0:
+            i = np.where(i < 0, i + size, i)  # -1 and size - 1 are one row to add into
+        rows = i if rows is None else rows * size + i
     if rows.size == 0:
         return
+    _add_rows(out.reshape(math.prod(sizes), -1), rows, np.reshape(values, (rows.size, -1)))
+
+
+def _add_rows(table: np.ndarray, rows: np.ndarray, flat: np.ndarray) -> None:
+    """``table[rows[i]] += flat[i]`` for every i, repeated rows accumulating.
+
+    The rows are sorted, so that each row's values lie together in a run. Where runs are long
+    (few distinct rows: a character vocabulary), ``np.add.reduceat`` sums each run; it pays
+    per run and per column, so where most runs are short (a large vocabulary), the values go
+    in rounds instead: the first of every run, then the second of every run, ..., each round
+    one vectorized ``+=`` over distinct rows, and runs longer than `RUN_ROUNDS` have their
+    rest summed by ``reduceat``."""
     order = np.argsort(rows, kind="stable")
     ordered = rows[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    flat = np.reshape(values, (rows.size, -1))[order]
-    out.reshape(math.prod(sizes), -1)[ordered[starts]] += np.add.reduceat(flat, starts, axis=0)
+    first = np.empty(rows.size, bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    if starts.size * SHORT_RUNS <= rows.size:
+        table[ordered[starts]] += np.add.reduceat(flat[order], starts, axis=0)
+        return
+    place = np.arange(rows.size)
+    place -= np.maximum.accumulate(np.where(first, place, 0))  # position within its run
+    deepest = int(place.max())
+    for k in range(min(RUN_ROUNDS, deepest + 1)):
+        taken = starts if k == 0 else np.flatnonzero(place == k)
+        table[ordered[taken]] += flat[order[taken]]
+    if deepest >= RUN_ROUNDS:
+        rest = np.flatnonzero(place >= RUN_ROUNDS)
+        rest_starts = np.flatnonzero(place[rest] == RUN_ROUNDS)
+        sums = np.add.reduceat(flat[order[rest]], rest_starts, axis=0)
+        table[ordered[rest[rest_starts]]] += sums

@@ -63,11 +63,17 @@ def _batch_matmul(op: Op, values, batched, params):
 
 
 def _matmul(x, y, out=None):
-    """np.matmul, except that a stack of matrices times one matrix (a linear layer on
-    (batch, tokens, features)) is one product with the stack merged into the rows: one BLAS
-    call instead of one per matrix. ``out``: an array to write the product into."""
+    """np.matmul as BLAS runs it fastest: a stack of matrices times one matrix (a linear layer
+    on (batch, tokens, features)) is one product over the stack merged into the rows, not one
+    product per matrix; an operand BLAS cannot read as it lies is copied first. ``out``: an
+    array to write the product into."""
+    if type(x) is np.ndarray and type(y) is np.ndarray:
+        if not x.flags.c_contiguous:  # checked here first: the call costs as much as the check
+            x = _blas_operand(x)
+        if not y.flags.c_contiguous:
+            y = _blas_operand(y, stacked=x.ndim > 2 or y.ndim > 2)
     if y.ndim == 2 and x.ndim > 2:
-        rows = x.reshape(-1, x.shape[-1])
+        rows = x.reshape(-1, x.shape[-1])  # a copy only when the leading dims do not merge
         if out is not None:
             np.matmul(rows, y, out=out.reshape(-1, y.shape[-1]))
             return out
@@ -77,12 +83,40 @@ def _matmul(x, y, out=None):
     return x @ y  # also for Tensors, in rules run with create_graph
 
 
+#: A stack of column-major right operands with at most this many elements a matrix is copied to
+#: row-major first: NumPy's per-matrix loop multiplies small transposed ones (attention's
+#: q @ k.mT, and g @ v.mT in its backward) about 20% slower than the copy and the product
+#: take; larger ones cost the same either way.
+SMALL_STACKED = 4096
+
+
+def _blas_operand(a: np.ndarray, stacked: bool = False) -> np.ndarray:
+    """``a``, or a C-contiguous copy when its matrices are neither row- nor column-major with
+    room between rows (a broadcast row, a step over columns): BLAS takes a transposed or
+    sliced matrix through its flags and leading dimension, but NumPy's matmul runs its own
+    loop, or copies the operand on every call, for anything else. ``stacked``: ``a`` is the
+    right operand of a product of stacks, copied also when `SMALL_STACKED` says so."""
+    if a.ndim < 2 or a.flags.c_contiguous:
+        return a
+    (rows, cols), (row_step, col_step) = a.shape[-2:], a.strides[-2:]
+    size = a.itemsize
+    if col_step == size and row_step >= cols * size:  # row-major, rows apart: a slice
+        return a
+    if row_step == size and col_step >= rows * size:  # column-major: a transposed matrix
+        if stacked and a.ndim > 2 and rows * cols <= SMALL_STACKED:
+            return np.ascontiguousarray(a)
+        return a
+    if a.flags.f_contiguous:  # a dim of 1, whose stride may be anything
+        return a
+    return np.ascontiguousarray(a)
+
+
 def _matmul_grad_y(g, x, y_shape):
     """The gradient of x @ y for y: x.mT @ g, whose stack the engine would sum; for a single
     matrix y, the same sum as one product over the merged rows."""
     if len(y_shape) == 2 and x.ndim > 2:
-        return x.reshape(-1, x.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
-    return x.mT @ g
+        return _matmul(x.reshape(-1, x.shape[-1]).mT, g.reshape(-1, g.shape[-1]))
+    return _matmul(x.mT, g)
 
 
 # The products take one dtype, as PyTorch's refuse to promote (a float32 model given float64
@@ -123,14 +157,15 @@ def _listed(items: list) -> str:
 # one product; the engine sums the gradient over broadcast batch dims.
 matmul_row = Op("matmul", _matmul, check=_check_matmul,
                 vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y),
-                jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy),
+                jvp=(lambda dx, y: _matmul(dx, y), lambda dy, x: _matmul(x, dy)),
                 kind="contraction", batch=_batch_matmul, flops=matmul_flops, writes_out=True,
                 doc="The matrix product of x and y (2 dims or more), batch dims broadcast.")
 # x @ y + z in one row, as convolution needs: composed, the sum would be a second array the
 # size of the output (a convolution's largest).
 matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"), check=_check_matmul_add,
                     vjp=(lambda g, y: _matmul(g, y.mT), _matmul_grad_y, lambda g: g),
-                    jvp=(lambda dx, y: dx @ y, lambda dy, x: x @ dy, lambda dz: dz),
+                    jvp=(lambda dx, y: _matmul(dx, y), lambda dy, x: _matmul(x, dy),
+                         lambda dz: dz),
                     kind="contraction", batch=_batch_matmul, flops=matmul_flops,
                     writes_out=True,
                     doc="x @ y + z in one pass (a linear layer or a convolution with a bias).")

@@ -26,6 +26,31 @@ __all__ = [
     "tanh", "true_divide", "where",
 ]  # fmt: skip
 
+
+def _power(x, y, out=None):
+    """x ** y as np.power, except a floating array raised to a Python number in `_POWERS`:
+    then by multiplication, division and sqrt, as PyTorch computes those exponents (np.power
+    with a float exponent is over ten times slower on float32). ``out``: the array to write."""
+    if type(x) is np.ndarray and type(y) in (int, float) and x.dtype.kind == "f":
+        short_cut = _POWERS.get(y)
+        if short_cut is not None:
+            return short_cut(x, out)
+    return np.power(x, y, out=out)
+
+
+# x ** y for exponents PyTorch computes without pow, each giving PyTorch's numbers bit for bit;
+# and 0.5, where PyTorch runs pow: sqrt is correctly rounded, within an ulp of PyTorch's pow.
+# Each reads x before it writes ``out``, which may be x itself.
+_POWERS = {
+    1: lambda x, out: np.positive(x, out=out),
+    2: lambda x, out: np.multiply(x, x, out=out),
+    3: lambda x, out: np.multiply(x * x, x, out=out),
+    0.5: lambda x, out: np.add(np.sqrt(x), 0.0, out=out),  # + 0.0: pow(-0.0, 0.5) is +0.0
+    -0.5: lambda x, out: np.divide(1, np.sqrt(x), out=out),
+    -1: lambda x, out: np.divide(1, x, out=out),
+    -2: lambda x, out: np.divide(1, x * x, out=out),
+}
+
 # fmt: off
 add = elementwise("add", np.add, 1, 1,
                   doc="x + y, broadcasting; the gradient is summed back to each input's shape.")
@@ -35,8 +60,9 @@ mul = elementwise("mul", np.multiply, "y", "x", doc="x * y, broadcasting.")
 # the quotient leaves backward free and one to x is refused (when y needs a gradient).
 div = elementwise("div", np.divide, lambda y: 1 / y, lambda x, y: -x / (y * y),
                   doc="x / y, true division, broadcasting.")
-# PyTorch's pow_backward, so every zero case agrees: see _pow_x_grad and _pow_y_slope.
-pow = Op("pow", np.power,
+# PyTorch's pow_backward, so every zero case agrees: see _pow_x_grad and _pow_y_slope. The
+# forward (`_power`) takes PyTorch's short cuts for small whole and half exponents.
+pow = Op("pow", _power, writes_out=True,
          vjp=(lambda g, x, y: _pow_x_grad(g, x, y),
               lambda g, x, y, out: g * _pow_y_slope(x, y, out)),
          jvp=(lambda dx, x, y: _pow_x_grad(dx, x, y),
@@ -197,9 +223,10 @@ def _pow_x_grad(g, x, y):
     x, so its gradient is 0 even at x == 0, where the product is 0 * inf. As PyTorch's
     pow_backward: g is inside the where, so an infinite g gives 0 there too, and a second
     derivative through it is 0 where y == 0 (not nan)."""
+    # x ** (y - 1) through the row: its short cuts (x * x for y == 3) in the backward too.
     if isinstance(y, (int, float)):  # a Python exponent (x ** 2): no elementwise choice
-        return xp.zeros_like(g) if y == 0 else g * (y * x ** (y - 1))
-    return xp.where(y == 0, 0, g * (y * x ** (y - 1)))
+        return xp.zeros_like(g) if y == 0 else g * (y * xp.run(pow, x, y - 1))
+    return xp.where(y == 0, 0, g * (y * xp.run(pow, x, y - 1)))
 
 
 def _pow_y_slope(x, y, out):

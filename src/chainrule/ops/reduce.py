@@ -30,6 +30,7 @@ from ..errors import (
 )
 from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op, TensorRule, shifted
+from . import elementwise
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "logsumexp", "max", "mean", "min", "norm",
@@ -235,8 +236,9 @@ def _norm_partial(x, out, p: float, dim: tuple):
         return _div_or_zero(x, out)
     # sign(x) |x|^(p-1) / out^(p-1), written as a power of |x| / out so it cannot overflow;
     # 0 where x == 0 (for p < 1 the power alone would be inf there) and where out == 0.
-    ratio = _div_or_zero(xp.abs(x), out)
-    return xp.sign(x) * xp.where(x == 0, 1, ratio) ** (p - 1)
+    # The power through the pow row, so arrays and Tensors (a compiled backward) agree bit for bit.
+    ratio = xp.where(x == 0, 1, _div_or_zero(xp.abs(x), out))
+    return xp.sign(x) * xp.run(elementwise.pow, ratio, p - 1)
 
 
 @replayed_whole(pure=True)  # a compiled step's backward reads the new indices at each call
