@@ -199,3 +199,30 @@ def test_profile_prints_where_chainrules_step_goes(bench, capsys):
     # A step given as (prepare, step) is profiled without its preparation.
     table = bench.profiles.profile_table(_workload(bench, "W6b"), quick=True)
     assert "W6b chainrule: where 1 call(s)" in table and "backward" in table
+
+
+def test_w10_times_a_corpus_program_on_both_libraries(tmp_path, torch):
+    # W10's measurement: a program as written, stopped after a fixed number of steps, in a
+    # process of its own per library; a hand-updated program is timed between backward()s.
+    import json
+    import subprocess
+    import sys
+
+    from benchmarks import programs
+
+    root = Path(__file__).resolve().parents[1]
+    for program in ("logreg.py", "regression.py"):
+        for library in ("torch", "chainrule"):
+            out = tmp_path / f"{program}.{library}.json"
+            command = [sys.executable, "-m", "benchmarks.program_run", library, "1", "3",
+                       str(out), str(programs.PROGRAMS / program)]  # fmt: skip
+            done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                                  env=programs._environment(str(root)), timeout=300)  # fmt: skip
+            assert done.returncode == 0, done.stderr[-1000:]
+            result = json.loads(out.read_text())
+            assert 1 <= len(result["steps"]) <= 3 and all(t > 0 for t in result["steps"])
+            assert result["peak_bytes"] >= 0
+    row = programs.ProgramRow("logreg", "1", 2e-3, 1e-3, 2 * 2**20, 2**20, 3)
+    text = programs.table([row])
+    assert "| logreg | 1 | 2.000 | 1.000 | 2.00 | 2.0 | 1.0 | 2.00 |" in text
+    assert "geometric mean at 1 thread(s): 2.00x PyTorch over 1 programs" in text
