@@ -109,14 +109,6 @@ def resolve(generator, op: str) -> Generator:
     raise DTypeError(f"{op}: generator must be a chainrule.Generator, got {_describe(generator)}")
 
 
-def numpy_generator(generator, op: str) -> np.random.Generator:
-    """A NumPy generator seeded by one 64-bit draw of ``generator`` (or the current one), for
-    the samplers whose PyTorch algorithm chainrule does not rebuild (gamma, poisson, binomial
-    and the distributions built on them): their numbers follow ``manual_seed`` but are not
-    PyTorch's."""
-    return np.random.default_rng(int(resolve(generator, op).words64(1)[0]))
-
-
 def fill_order(shape: tuple, strides: tuple) -> list[int]:
     """The dims, outermost first, in the order PyTorch's kernels walk a tensor of ``shape``
     and ``strides`` (and lay out a new one like it): an insertion sort by stride, where a 0

@@ -388,7 +388,7 @@ def rrelu(
     if not training:
         return _in_place(input, lambda x: ops.leaky_relu(x, (lower + upper) / 2), inplace, "rrelu_")
     negative = _array(input) <= 0
-    u = random.current_generator().unit(int(negative.sum()), np.float64)
+    u = random.resolve(None, "rrelu").unit(int(negative.sum()), np.float64)
     noise = np.ones(negative.shape, input.dtype)
     # PyTorch's kernel holds the bounds in the input's dtype and draws in float64, unfused.
     low, high = (float(input.dtype.type(v)) for v in (lower, upper))
