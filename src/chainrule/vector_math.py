@@ -127,15 +127,13 @@ def _capability() -> str:
 
 @functools.cache
 def _libm():
-    lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-    for name in ("logf", "cosf", "sinf"):
-        f = getattr(lib, name)
-        f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
-    return lib
+    return ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 
 
+@functools.cache
 def libm_float(name: str):
-    """The C library's single-precision function ``name`` (float -> float), through ctypes."""
+    """The C library's single-precision function ``name`` (float -> float), through ctypes
+    (looked up once per name)."""
     function = getattr(_libm(), name)
     function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
     return function
@@ -154,10 +152,9 @@ def box_muller_16(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
         radius = np.sqrt(_f32(-2) * log_avx2(u1))
         sin, cos = sincos_avx2(_TWO_PI_32 * u2)
     else:
-        libm = _libm()
-        radius = np.sqrt(_f32(-2) * _each(libm.logf, u1))
+        radius = np.sqrt(_f32(-2) * _each(libm_float("logf"), u1))
         theta = (2.0 * math.pi * u2.astype(np.float64)).astype(_f32)
-        cos, sin = _each(libm.cosf, theta), _each(libm.sinf, theta)
+        cos, sin = _each(libm_float("cosf"), theta), _each(libm_float("sinf"), theta)
     mean, std = _f32(mean), _f32(std)
     out = np.empty_like(blocks)
     out[:, :8] = fma32(radius * cos, std, mean)
