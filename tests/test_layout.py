@@ -35,7 +35,7 @@ ORDER = [
     "linalg.matrices", "linalg.einsum", "linalg.products", "linalg.triangular",
     "linalg.lu_factorization", "linalg.inverses", "linalg.decompositions",
     "linalg.matrix_functions", "linalg.norms", "linalg.lowrank", "linalg.structured", "linalg",
-    "ops.conv", "ops.pooling", "ops.grid", "ops.activations", "ops",
+    "ops.conv", "ops.pooling", "ops.grid", "ops.activations", "ops.recurrent", "ops",
     "ops.public", "inplace",
     # What is built on the engine.
     "func.batching", "func.transforms", "func.mapping", "func.stateless", "func", "gradcheck",

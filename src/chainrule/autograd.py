@@ -31,6 +31,7 @@ from .errors import GraphError, ShapeError, fmt_shape
 from .graph import (
     Node,
     RemovableHandle,
+    SliceGrad,
     _GradMode,
     detect_anomaly,
     edge_of,
@@ -150,6 +151,9 @@ def run_backward(
         captured: list = [None] * len(inputs)
 
     waiting: dict[Node, list] = {}  # per node, the sum so far of each output's gradient
+    # The ids of the arrays in `waiting` that the pass made (a sum, or zeros a `SliceGrad`
+    # went into): only those are added into in place; a node's leave the set as it runs.
+    owned: set[int] = set()
     # Per leaf, [the sum so far, whether the pass made that array (so it may add into it)];
     # with capture (grad()), only the leaves asked for.
     leaves: dict = {}
@@ -183,20 +187,42 @@ def run_backward(
                 if type(edge) is tuple:
                     node, index = edge
                     shape, dtype = node.out_meta[index]
-                    if g.shape != shape or g.dtype != dtype:
-                        g = _fit(g, shape, dtype, sender)
                     sums = waiting.get(node)
                     if sums is None:
                         sums = waiting[node] = [None] * len(node.out_meta)
                         heapq.heappush(queue, (-node.sequence, node))
-                    sums[index] = g if sums[index] is None else sums[index] + g
+                    total = sums[index]
+                    if type(g) is SliceGrad:
+                        if total is None or id(total) not in owned:
+                            total = np.zeros(shape, dtype) if total is None else total + 0
+                            sums[index] = total
+                            owned.add(id(total))
+                        g.add_into(total)
+                        continue
+                    if g.shape != shape or g.dtype != dtype:
+                        g = _fit(g, shape, dtype, sender)
+                    if total is None:
+                        sums[index] = g
+                    elif id(total) in owned and not create_graph:
+                        total += g
+                    else:
+                        sums[index] = total = total + g
+                        if type(total) is np.ndarray and not create_graph:  # not a 0-d scalar
+                            owned.add(id(total))
                 else:
                     data = edge._array
-                    if g.shape != data.shape or g.dtype != data.dtype:
-                        g = _fit(g, data.shape, data.dtype, sender)
                     if capture is not None and id(edge) not in capture:
                         continue  # grad(): a leaf nobody asked for
                     entry = leaves.get(edge)
+                    if type(g) is SliceGrad:
+                        if entry is None:
+                            entry = leaves[edge] = [np.zeros(data.shape, data.dtype), True]
+                        elif not entry[1]:
+                            entry[0], entry[1] = entry[0] + 0, True
+                        g.add_into(entry[0])
+                        continue
+                    if g.shape != data.shape or g.dtype != data.dtype:
+                        g = _fit(g, data.shape, data.dtype, sender)
                     if entry is None:
                         leaves[edge] = [g, False]
                     elif entry[1] and not create_graph:
@@ -208,6 +234,9 @@ def run_backward(
             # Run the newest waiting node.
             node = heapq.heappop(queue)[1]
             out_grads = waiting.pop(node)
+            if owned:
+                for g in out_grads:
+                    owned.discard(id(g))
             if len(out_grads) > 1 and node.materialize_grads:  # one output alone is waiting
                 _fill_missing(node, out_grads, create_graph)  # only once its gradient came
             if node.hooks or node.retained:
@@ -336,7 +365,7 @@ def _check_finite(node: Node, in_grads: list) -> None:
     for i, g in enumerate(in_grads):
         if g is None:
             continue
-        array = g if isinstance(g, ARRAY_TYPES) else g._array
+        array = g.values if type(g) is SliceGrad else g if isinstance(g, ARRAY_TYPES) else g._array
         if not np.all(np.isfinite(array)):
             kind = "NaN" if np.any(np.isnan(array)) else "Inf"
             where = "".join(node.trace[-3:]) if node.trace else "(creation stack not recorded)\n"

@@ -134,7 +134,8 @@ def apply_op(op, *args, **params) -> Tensor:
             watched = args if plan.every_input else plan.sources(args)
         if plan.shapes:
             for i, name in plan.shapes:
-                saved[name] = np.shape(arrays[i])
+                shaped = arrays[i]
+                saved[name] = shaped.shape if type(shaped) is _ndarray else np.shape(shaped)
         if plan.out:
             saved["out"] = out
             if counter is None:

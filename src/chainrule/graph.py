@@ -64,6 +64,25 @@ class VersionCounter:
         self.changed_at = latest_change[0] = next(_sequence)
 
 
+class SliceGrad:
+    """The gradient a basic-indexing view (``x[:, t]``, a piece of ``chunk``, ``unbind``)
+    sends its base: zeros of the base's shape with ``values`` at ``index``. The backward pass
+    never makes those zeros per view: it adds ``values`` in place into the base's gradient
+    sum, one array for all the views of a base (an RNN's T steps of ``unbind`` write T slices
+    of one array, not T arrays of the whole that are then added up). ``view(array, index)``
+    is the view of an array at the index (the getitem row's forward)."""
+
+    __slots__ = ("values", "index", "view")
+
+    def __init__(self, values, index: tuple, view) -> None:
+        self.values, self.index, self.view = values, index, view
+
+    def add_into(self, total) -> None:
+        """Add the values into ``total`` at the index, in place."""
+        target = self.view(total, self.index)
+        target += self.values
+
+
 class Node:
     """A recorded op in the graph: where each input's gradient goes, and what it produced.
 

@@ -36,6 +36,7 @@ KINDS = (
     "contraction",  # sums of products: matmul, einsum
     "window",  # sliding windows for convolution and pooling
     "decomposition",  # factorisations and solves: inv, solve, cholesky, qr, svd, eigh...
+    "cell",  # a recurrent cell's gate arithmetic: elementwise per gate of the last dim
 )
 
 

@@ -30,6 +30,7 @@ from . import (
     numeric,
     padding,
     pooling,
+    recurrent,
     reduce,
     sampling,
     scattering,
@@ -115,6 +116,7 @@ REGISTRY: dict[str, Op] = {
         calculus,
         histograms,
         windows,
+        recurrent,
     )
     for op in vars(module).values()
     if isinstance(op, Op)

@@ -28,6 +28,9 @@ def shape_of(x) -> tuple:
 
 def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
     """``dim`` as a non-negative int below ndim + extra (a 0-d tensor takes dim 0 and -1)."""
+    bound = ndim + extra or 1
+    if type(dim) is int and -bound <= dim < bound:  # the common case, before the ABC checks
+        return dim % bound
     if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
         raise DTypeError(f"{op}: dim must be an int, got {dim!r}")
     bound = max(ndim + extra, 1)

@@ -18,6 +18,7 @@ import numpy as np
 from .. import kernels, xp
 from .._tensor import Tensor
 from ..errors import DTypeError, OutOfRangeError, ShapeError, fmt_dtype, fmt_shape
+from ..graph import SliceGrad
 from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op
 from ..tensor_base import replay
@@ -28,7 +29,8 @@ __all__ = ["gather", "index_select", "narrow", "select", "take_along_dim", "unbi
 
 def _view(x, index: tuple):
     """x[index] for a basic index, always an array view (x[0, ...] is 0-d, x[0] a scalar)."""
-    return x[index] if any(i is Ellipsis for i in index) else x[(*index, Ellipsis)]
+    # ``in`` compares with ==, safe here: a basic index holds no arrays.
+    return x[index] if Ellipsis in index else x[(*index, Ellipsis)]
 
 
 def _scatter(g, shape: tuple, index: tuple):
@@ -136,13 +138,21 @@ def _batch_scatter(op: Op, values, batched, params):
 # Basic indexing returns a view; its backward writes g into zeros, whose backward reads it back.
 getitem_row = Op("getitem", _view, view=True, jvp=LINEAR, kind="indexing", batch=_batch_getitem,
                  doc="x[index] for a basic index (ints, slices, None, ...): a view.",
-                 vjp=(lambda g, x_shape, index:
-                      xp.run(getitem_backward_row, g, shape=x_shape, index=index),))
+                 vjp=(lambda g, x_shape, index: SliceGrad(g, index, _view) if type(g) is np.ndarray
+                      else xp.run(getitem_backward_row, g, shape=x_shape, index=index),))
 getitem_backward_row = Op("getitem_backward", _scatter, jvp=LINEAR, kind="indexing",
                           batch=_batch_scatter, doc="Zeros of shape with g written at index.",
                           vjp=(lambda g, index: xp.run(getitem_row, g, index=index),))
 # Advanced indexing copies; its backward adds g into zeros (np.add.at: repeats accumulate).
-index_row = Op("index", lambda x, index: x[index], jvp=LINEAR, kind="indexing",
+def _pick(x, index: tuple):
+    """x[index] for an advanced index; rows picked by one integer array (an embedding's
+    lookup) with ``take``, which NumPy runs in half the time of the general indexing."""
+    if len(index) == 1 and type(index[0]) is np.ndarray and index[0].dtype.kind in "iu":
+        return x.take(index[0], axis=0)
+    return x[index]
+
+
+index_row = Op("index", _pick, jvp=LINEAR, kind="indexing",
                batch=_batch_index, doc="x[index] for index arrays and masks: a copy.",
                vjp=(lambda g, x_shape, index:
                     xp.run(index_backward_row, g, shape=x_shape, index=index),))
@@ -276,7 +286,45 @@ def getitem(x, index):
     (tensor([3, 5]), tensor([[0, 0],
             [3, 3]]))
     """
-    return _select(x, _normalize_index(np.shape(x), index))
+    tensor = isinstance(x, Tensor)
+    shape = x._array.shape if tensor else np.shape(x)
+    basic = _plain_basic(shape, index)
+    if basic is not None:
+        return getitem_row(x, index=basic) if tensor else _view(x, basic)
+    return _select(x, _normalize_index(shape, index))
+
+
+_INT_OR_NONE = (int, type(None))
+
+
+def _plain_basic(shape: tuple, index) -> tuple | None:
+    """``index`` as a normalised tuple when it is made of Python ints in range, slices of Python
+    ints with a positive step and None (``x[0]``, ``x[:, 64:128]``, as a model's forward writes
+    them): what `_normalize_index` gives, without its general work. None for anything else."""
+    items = index if type(index) is tuple else (index,)
+    dim = 0
+    ndim = len(shape)
+    for item in items:
+        kind = type(item)
+        if item is None:
+            continue
+        if dim == ndim:
+            return None
+        if kind is int:
+            if not -shape[dim] <= item < shape[dim]:
+                return None
+        elif kind is slice:
+            step = item.step
+            if (
+                type(item.start) not in _INT_OR_NONE
+                or type(item.stop) not in _INT_OR_NONE
+                or (step is not None and (type(step) is not int or step <= 0))
+            ):
+                return None
+        else:
+            return None
+        dim += 1
+    return items
 
 
 def fitted_shape(given: tuple, target: tuple) -> tuple | None:

@@ -161,6 +161,16 @@ def _narrow(x, dim: int, start: int, length: int):
 # Checking arguments.
 
 
+def _fits(shape, given: tuple) -> bool:
+    """Whether ``shape`` is a tuple of Python ints, at most one of them -1, that a tensor of
+    shape ``given`` can take: the common case, answered without `_reshape_check`'s work."""
+    if type(shape) is not tuple or not all(type(n) is int and n >= -1 for n in shape):
+        return False
+    size, product = math.prod(given), math.prod(shape)
+    holes = shape.count(-1)
+    return (not holes and product == size) or (holes == 1 and product < 0 and size % product == 0)
+
+
 def _reshape_check(x, shape: tuple) -> None:
     known = math.prod(n for n in shape if n != -1)
     size = math.prod(np.shape(x))
@@ -186,8 +196,9 @@ def reshape(x, shape):
     >>> cr.arange(6).reshape(2, -1).shape
     (2, 3)
     """
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(int(n) for n in shape)
-    _reshape_check(x, shape)
+    if not _fits(shape, np.shape(x)):  # other types than ints, or a clear error
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(int(n) for n in shape)
+        _reshape_check(x, shape)
     return reshape_row(x, shape=shape)
 
 
@@ -508,8 +519,12 @@ def split(x, split_size_or_sections, dim: int = 0) -> tuple:
             raise ShapeError(
                 f"split: sizes {tuple(sizes)} add up to {sum(sizes)}, but dim {dim} has size {n}"
             )
-    starts = np.cumsum([0, *sizes[:-1]])
-    return tuple(_narrow(x, dim, int(start), size) for start, size in zip(starts, sizes))
+    pieces = []
+    start = 0
+    for size in sizes:
+        pieces.append(_narrow(x, dim, start, size))
+        start += size
+    return tuple(pieces)
 
 
 def chunk(x, chunks: int, dim: int = 0) -> tuple:

@@ -101,7 +101,9 @@ def embedding(
             _renorm(weight, index, max_norm, norm_type)
     else:
         index = _lookup(input, np.shape(weight))  # one call: a compiled step reads new indices
-    out = weight[index]
+    # The rows picked without getitem's second pass over the checked index; a copy of it, so
+    # that changing ``input`` in place later cannot change the gradient.
+    out = ops.indexing.index_row(weight, index=(np.array(index),))
     if scale_grad_by_freq and index.size:
         out = _by_frequency(out, index)
     if padding_idx is None:

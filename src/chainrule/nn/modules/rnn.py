@@ -1,7 +1,8 @@
 """Recurrent layers with PyTorch's names, shapes and parameters: the cells (RNNCell, LSTMCell,
 GRUCell) take one time step, and RNN, LSTM and GRU run stacked, optionally bidirectional
 layers over a whole sequence, padded or packed (a `PackedSequence` of sequences of different
-lengths). Each step is composed from differentiable ops (no rows here).
+lengths). Each step is a few ops: the state's projection, then the gates' arithmetic as one
+row of `chainrule.ops.recurrent`.
 """
 
 from __future__ import annotations
@@ -31,36 +32,40 @@ _CHUNKS = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 # One time step of each kind. ``gates_x`` is the input's projection x @ W_ih.T + b_ih, computed
-# for the whole sequence at once; the step adds the hidden state's projection.
+# for the whole sequence at once; the step adds the hidden state's projection, h @ ``w_hh_t`` +
+# b_hh, with ``w_hh_t`` = W_hh.T taken once for the sequence. The gates' arithmetic is one row
+# per step (`chainrule.ops.recurrent`), one node instead of a dozen.
 
 
-def _rnn_step(gates_x: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, mode: str) -> Tensor:
-    pre = gates_x + F.linear(h, w_hh, b_hh)
+def _projection(h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+    if b_hh is None:
+        return ops.matmul(h, w_hh_t)
+    return ops.linalg.products.matmul_add_row(h, w_hh_t, b_hh)
+
+
+def _rnn_step(gates_x: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, mode: str) -> Tensor:
+    pre = gates_x + _projection(h, w_hh_t, b_hh)
     return ops.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)
 
 
-def _lstm_step(gates_x: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None) -> tuple:
+def _lstm_step(gates_x: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None) -> tuple:
     h, c = state
-    i, f, g, o = ops.chunk(gates_x + F.linear(h, w_hh, b_hh), 4, -1)  # PyTorch's gate order
-    c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
-    return ops.sigmoid(o) * ops.tanh(c), c
+    gates = gates_x + _projection(h, w_hh_t, b_hh)  # PyTorch's gate order: i, f, g, o
+    c = ops.recurrent.lstm_cell_state_row(gates, c)
+    return ops.recurrent.lstm_cell_output_row(gates, c), c
 
 
-def _gru_step(gates_x: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    x_r, x_z, x_n = ops.chunk(gates_x, 3, -1)
-    h_r, h_z, h_n = ops.chunk(F.linear(h, w_hh, b_hh), 3, -1)
-    r = ops.sigmoid(x_r + h_r)
-    z = ops.sigmoid(x_z + h_z)
-    n = ops.tanh(x_n + r * h_n)  # r gates W_hn h + b_hn, as PyTorch (and cuDNN) do
-    return n + z * (h - n)  # (1 - z) * n + z * h
+def _gru_step(gates_x: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+    # r gates W_hn h + b_hn, as PyTorch (and cuDNN) do
+    return ops.recurrent.gru_cell_update_row(gates_x, _projection(h, w_hh_t, b_hh), h)
 
 
-def _step(mode: str, gates_x: Tensor, state, w_hh: Tensor, b_hh: Tensor | None):
+def _step(mode: str, gates_x: Tensor, state, w_hh_t: Tensor, b_hh: Tensor | None):
     if mode == "LSTM":
-        return _lstm_step(gates_x, state, w_hh, b_hh)
+        return _lstm_step(gates_x, state, w_hh_t, b_hh)
     if mode == "GRU":
-        return _gru_step(gates_x, state, w_hh, b_hh)
-    return _rnn_step(gates_x, state, w_hh, b_hh, mode)
+        return _gru_step(gates_x, state, w_hh_t, b_hh)
+    return _rnn_step(gates_x, state, w_hh_t, b_hh, mode)
 
 
 def _check_int(value, name: str, owner: str, minimum: int = 1) -> int:
@@ -186,7 +191,7 @@ class RNNCell(RNNCellBase):
         input, batched = self._batched(input)
         h = self._state(hx, input, batched)
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
-        h = _rnn_step(self._gates_x(input), h, self.weight_hh, self.bias_hh, mode)
+        h = _rnn_step(self._gates_x(input), h, self.weight_hh.mT, self.bias_hh, mode)
         return h if batched else h[0]
 
 
@@ -217,7 +222,7 @@ class LSTMCell(RNNCellBase):
             raise DTypeError(f"LSTMCell: hx must be a pair (h_0, c_0), got {type(hx).__name__}")
         h0, c0 = (None, None) if hx is None else hx
         state = (self._state(h0, input, batched, "h_0"), self._state(c0, input, batched, "c_0"))
-        h, c = _lstm_step(self._gates_x(input), state, self.weight_hh, self.bias_hh)
+        h, c = _lstm_step(self._gates_x(input), state, self.weight_hh.mT, self.bias_hh)
         return (h, c) if batched else (h[0], c[0])
 
 
@@ -241,7 +246,7 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, batched = self._batched(input)
         h = self._state(hx, input, batched)
-        h = _gru_step(self._gates_x(input), h, self.weight_hh, self.bias_hh)
+        h = _gru_step(self._gates_x(input), h, self.weight_hh.mT, self.bias_hh)
         return h if batched else h[0]
 
 
@@ -375,9 +380,10 @@ class RNNBase(Module):
         """Run one direction of one layer over (L, N, features); returns (outputs, state)."""
         w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
         steps = ops.unbind(F.linear(input, w_ih, b_ih), 0)  # one matmul for every step
+        w_hh_t = w_hh.mT
         outputs = [None] * len(steps)
         for t in reversed(range(len(steps))) if reverse else range(len(steps)):
-            state = _step(self.mode, steps[t], state, w_hh, b_hh)
+            state = _step(self.mode, steps[t], state, w_hh_t, b_hh)
             outputs[t] = state[0] if self.mode == "LSTM" else state
         return ops.stack(outputs), state
 
@@ -415,6 +421,7 @@ class RNNBase(Module):
         last step, so the state grows from the longest sequences' end."""
         w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
         gates = F.linear(data, w_ih, b_ih)  # one matmul for every step
+        w_hh_t = w_hh.mT
         starts = np.cumsum(sizes) - sizes
         lstm = self.mode == "LSTM"
         initial = state if lstm else (state,)
@@ -429,7 +436,7 @@ class RNNBase(Module):
             elif size > rows:
                 state = tuple(ops.cat([s, s0[rows:size]]) for s, s0 in zip(state, initial))
             new = _step(self.mode, gates[starts[t] : starts[t] + size], state if lstm else
-                        state[0], w_hh, b_hh)  # fmt: skip
+                        state[0], w_hh_t, b_hh)  # fmt: skip
             state = new if lstm else (new,)
             outputs[t] = state[0]
         if ended:

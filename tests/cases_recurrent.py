@@ -1,0 +1,64 @@
+"""Cases for the recurrent cells' rows (chainrule.ops.recurrent), against the same gate
+arithmetic written with PyTorch's ops, as its CPU cells compute it."""
+
+from cases import Case
+from hypothesis import strategies as st
+
+
+def _cell_shapes(gates: int, lead_max: int = 2):
+    """(gates_x, gates_h, state) shapes: leading dims, then gates * H and H; sometimes the
+    state without the leading dims (broadcast, as vmap gives an unbatched state)."""
+
+    def build(draw):
+        lead, size, broadcast = draw
+        state = (size,) if broadcast else (*lead, size)
+        return ((*lead, gates * size), (*lead, gates * size), state)
+
+    lead = st.lists(st.integers(1, 3), min_size=1, max_size=lead_max).map(tuple)
+    return st.tuples(lead, st.integers(1, 3), st.booleans()).map(build)
+
+
+def _gru(gates_x, gates_h, h):
+    from chainrule.ops.recurrent import gru_cell_update_row
+
+    return gru_cell_update_row(gates_x, gates_h, h)
+
+
+def _gru_torch(gates_x, gates_h, h):
+    import torch
+
+    size = h.shape[-1]
+    r = torch.sigmoid(gates_h[..., :size] + gates_x[..., :size])
+    z = torch.sigmoid(gates_h[..., size : 2 * size] + gates_x[..., size : 2 * size])
+    n = torch.tanh(gates_x[..., 2 * size :] + gates_h[..., 2 * size :] * r)
+    return (h - n) * z + n
+
+
+def _lstm_state(gates_x, gates_h, c):
+    from chainrule.ops.recurrent import lstm_cell_state_row
+
+    return lstm_cell_state_row(gates_x + gates_h, c)
+
+
+def _lstm_output(gates_x, gates_h, c):
+    from chainrule.ops.recurrent import lstm_cell_output_row
+
+    return lstm_cell_output_row(gates_x + gates_h, c)
+
+
+def _lstm_torch(gates_x, gates_h, c, output: bool):
+    import torch
+
+    i, f, g, o = (gates_x + gates_h).chunk(4, -1)
+    if output:
+        return torch.sigmoid(o) * torch.tanh(c)
+    return torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+
+
+CASES = {
+    "gru_cell_update": Case(_gru, _cell_shapes(3), torch_fn=_gru_torch),
+    "lstm_cell_state": Case(_lstm_state, _cell_shapes(4),
+                            torch_fn=lambda x, y, c: _lstm_torch(x, y, c, False)),
+    "lstm_cell_output": Case(_lstm_output, _cell_shapes(4),
+                             torch_fn=lambda x, y, c: _lstm_torch(x, y, c, True)),
+}  # fmt: skip
