@@ -55,6 +55,17 @@ def normaliser(name, call):
 inf = math.inf
 
 
+def _class_loss(name, **options):
+    """F.<name> on logits x of shape (N, C, ...) against targets 0, 1, 2... (mod C)."""
+
+    def call(lib, x):
+        classes = x.shape[1]
+        target = lib.arange(x.shape[0] * math.prod(x.shape[2:])).reshape(x.shape[:1] + x.shape[2:])
+        return getattr(lib.nn.functional, name)(x, target % classes, **options)
+
+    return call
+
+
 def _standardize(x, dims):
     from chainrule.ops.normalizers import standardize_row
 
@@ -113,6 +124,13 @@ CASES = {
                                   torch_fn=lambda x: _torch_layer_norm(x, x.shape[-2:])),
     **normaliser("softmax", lambda x, dim: x.softmax(dim)),
     **normaliser("log_softmax", lambda x, dim: x.log_softmax(dim)),
+    # The losses over classes (rows beside log_softmax), from logits or log-probabilities.
+    "cross_entropy": Case(_class_loss("cross_entropy"), one(2), needs_lib=True),
+    "cross_entropy[kdim_ignored_none]": Case(
+        _class_loss("cross_entropy", ignore_index=1, reduction="none"), one(3), needs_lib=True),
+    "nll_loss": Case(_class_loss("nll_loss", reduction="sum"), one(2), needs_lib=True),
+    "nll_loss[kdim_ignored]": Case(_class_loss("nll_loss", ignore_index=1), one(3),
+                                   needs_lib=True),
     "all": Case(lambda x: (x > 0).all()),
     "all[dim]": Case(lambda x: (x > 0).all(-1), one(1)),
     "all[tuple_keepdim]": Case(lambda x: (x > 0).all((0, -1), keepdim=True), one(2)),

@@ -36,10 +36,11 @@ def test_rows_that_loop_under_vmap_say_why():
     # In-place writes and the indices of max/min are read per example on purpose; nothing else.
     # nonzero: each example has its own number of non-zero elements, so no batched result;
     # unique and bincount likewise (as many values as are distinct, bins as the largest + 1),
-    # and unique_consecutive (as many values as runs of equal ones).
+    # and unique_consecutive (as many values as runs of equal ones). cross_entropy and nll_loss
+    # with class indices: their targets' index is built for one example's shape.
     assert set(looping) == {
         "fill", "copy_into", "index_put", "copy_slices", "max", "min", "nonzero", "unique",
-        "bincount", "unique_consecutive",
+        "bincount", "unique_consecutive", "cross_entropy", "nll_loss",
     }  # fmt: skip
     assert all(reason for reason in looping.values())
 

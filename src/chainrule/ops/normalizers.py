@@ -11,6 +11,10 @@ standardizing is eight rows and their eight backward nodes (mean, var, sub, add,
 mul...); as one row it is one pass forward and one rule backward. Its node keeps the mean
 and sqrt(var + eps) the forward computed (residuals, as PyTorch's layer norm keeps mean and
 rstd) and recomputes out from x: the output may be changed in place after the forward.
+
+The losses over classes are rows here too: ``nll_loss`` picks -weight * x at each target, and
+``cross_entropy`` does so from logits, log_softmax included, its VJP weight * (softmax - onehot).
+Composed, they were seven rows (log_softmax, gather, squeeze, neg, mul, sum, mul).
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import math
 import numpy as np
 
 from .. import kernels, xp
-from ..op import Op
+from .._tensor import Tensor
+from ..observe import replayed_whole
+from ..op import Loops, Op
+from .arguments import as_tensor
 from .reduce import _logsumexp, _one_dim, batch_reduction, max_shift
 
 __all__ = ["log_softmax", "softmax"]
@@ -49,6 +56,128 @@ log_softmax_row = Op(
     jvp=(lambda dx, out, dim: dx - xp.sum(xp.exp(out) * dx, dim, True),),
     kind="reduction", batch=batch_reduction, doc="log(softmax(x, dim)), finite for large |x|.")
 # fmt: on
+
+
+def _picks(target: np.ndarray, dim: int) -> tuple:
+    """The advanced index that reads each target's class from an input whose class dim is
+    ``dim`` (0 or 1): the target there, and positions 0..m-1 along every other dim."""
+    if dim == 0:
+        return (target,)
+    if target.ndim == 1:  # (N, C), the common case
+        return np.arange(len(target)), target
+    ndim = target.ndim
+    grid = [
+        np.arange(m).reshape([-1 if k == d else 1 for k in range(ndim)])
+        for d, m in enumerate(target.shape)
+    ]
+    return grid[0], target, *grid[1:]
+
+
+@replayed_whole(pure=True)  # a compiled step's backward reads the new targets at each call
+def _one_hot(shape: tuple, target: np.ndarray, dim: int, dtype) -> np.ndarray:
+    """Zeros of ``shape`` with 1 at each target's class along ``dim``."""
+    out = np.zeros(shape, dtype)
+    out[_picks(target, dim)] = 1
+    return out
+
+
+def _reduced(loss, scale, summed: bool):
+    """The per-target ``loss`` itself (reduction='none'), or its sum times ``scale`` (1 for
+    'sum', the reciprocal of the weights' sum for 'mean')."""
+    return xp.sum(loss) * scale if summed else loss
+
+
+def _coefficient(g, x, weight, scale, summed: bool):
+    """d loss / d picked, up to sign: g spread back to each target and weighed. With x a
+    Tensor (a recorded backward) so is g, so that these products are recorded too."""
+    if isinstance(x, Tensor):
+        g = as_tensor(g, "cross_entropy")
+    return (g * scale) * weight if summed else g * weight
+
+
+def _negated_sum(picked, weight, scale, summed: bool):
+    """-weight * picked, reduced by `_reduced`; picked is the forward's own copy."""
+    if type(picked) is not np.ndarray:  # a single target (1-D input): a NumPy scalar
+        return _reduced(-(picked * weight), scale, summed)
+    picked *= weight
+    np.negative(picked, out=picked)
+    return _reduced(picked, scale, summed)
+
+
+def _nll_loss_vjp(g, x, weight, scale, target, dim, summed):
+    coef = _coefficient(g, x, weight, scale, summed)
+    if not isinstance(coef, Tensor):
+        out = np.zeros(x.shape, np.result_type(coef))
+        out[_picks(target, dim)] = -coef
+        return out
+    return xp.unsqueeze(coef, dim) * -_one_hot(x.shape, target, dim, x.dtype)
+
+
+def _cross_entropy(x, weight, scale, target, dim, summed):
+    # log_softmax(x)[picks] = x[picks] - logsumexp(x): the whole log_softmax is not made.
+    picked = x[_picks(target, dim)] - _logsumexp(x, (dim,), False)
+    return _negated_sum(picked, weight, scale, summed)
+
+
+def _cross_entropy_vjp(g, x, weight, scale, target, dim, summed):
+    """(softmax(x) - onehot(target)) * weight * g along the class dim, with softmax as
+    exp(log_softmax(x)): the same numbers as log_softmax's and nll_loss's VJPs in turn."""
+    coef = _coefficient(g, x, weight, scale, summed)
+    p = xp.exp(xp.run(log_softmax_row, x, dim=(dim,)))
+    if type(p) is np.ndarray:  # arrays: the onehot's part taken away in place
+        p *= np.expand_dims(coef, dim)
+        p[_picks(target, dim)] -= coef
+        return p
+    return (p - _one_hot(x.shape, target, dim, x.dtype)) * xp.unsqueeze(coef, dim)
+
+
+def _cross_entropy_jvp(dx, x, weight, scale, target, dim, summed):
+    p = xp.run(softmax_row, x, dim=(dim,))
+    picked = dx[_picks(target, dim)]
+    return _reduced((xp.sum(p * dx, dim) - picked) * weight, scale, summed)
+
+
+# Weight, scale and target come from the checked targets (nn.functional.loss's `_targets`):
+# ``target`` holds each target's class (0 where ignored; its shape is x's without ``dim``),
+# ``weight`` each target's class weight (0 where ignored); ``scale`` and ``summed`` as in
+# `_reduced`. Weight and scale are operands without gradient, not parameters, so that a
+# compiled step reads them anew at each call, as it does the target (made by a replayed call).
+_PER_TARGET = Loops("the targets' index is built for unbatched shapes")
+nll_loss_row = Op(
+    "nll_loss",
+    lambda x, weight, scale, target, dim, summed: _negated_sum(
+        x[_picks(target, dim)], weight, scale, summed
+    ),
+    inputs=("x", "weight", "scale"),
+    vjp=(
+        lambda g, x, weight, scale, target, dim, summed: _nll_loss_vjp(
+            g, x, weight, scale, target, dim, summed
+        ),
+        None,
+        None,
+    ),
+    jvp=(
+        lambda dx, weight, scale, target, dim, summed: (
+            -_reduced(dx[_picks(target, dim)] * weight, scale, summed)
+        ),
+        None,
+        None,
+    ),
+    kind="reduction",
+    batch=_PER_TARGET,
+    doc="-weight * x at each target (x log-probabilities), or their sum times scale.",
+)
+cross_entropy_row = Op(
+    "cross_entropy",
+    lambda x, weight, scale, target, dim, summed:
+        _cross_entropy(x, weight, scale, target, dim, summed),
+    inputs=("x", "weight", "scale"),
+    vjp=(lambda g, x, weight, scale, target, dim, summed:
+         _cross_entropy_vjp(g, x, weight, scale, target, dim, summed), None, None),
+    jvp=(lambda dx, x, weight, scale, target, dim, summed:
+         _cross_entropy_jvp(dx, x, weight, scale, target, dim, summed), None, None),
+    kind="reduction", batch=_PER_TARGET,
+    doc="nll_loss of log_softmax(x, dim), from logits x.")  # fmt: skip
 
 
 def _mean(x, dims: tuple):

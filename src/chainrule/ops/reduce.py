@@ -273,9 +273,19 @@ def _logsumexp(x, dim, keepdim):
     # finite (all -inf, or +inf) is shifted by 0 so that no inf - inf appears. An empty or
     # all -inf slice gives log(0) = -inf.
     shift = max_shift(x, dim)
-    shift = np.where(np.isfinite(shift), shift, 0)
-    out = np.log(kernels.add_reduce(np.exp(x - shift), dim, keepdims=True)) + shift
-    return out if keepdim else np.squeeze(out, axis=dim)
+    flat = shift.ravel()
+    # One dot product tells that every maximum is finite (an overflow only takes the safe way).
+    if flat.dtype.kind != "f" or not math.isfinite(np.dot(flat, flat)):
+        shift = np.where(np.isfinite(shift), shift, 0)
+    e = x - shift
+    if type(e) is np.ndarray and e.dtype.kind == "f":
+        np.exp(e, out=e)  # in place: e is this function's own array
+    else:
+        e = np.exp(e)  # integers (a float result), or a 0-d x's scalar
+    out = np.asarray(kernels.add_reduce(e, dim, keepdims=True))  # a 0-d x gives a scalar
+    np.log(out, out=out)
+    out += shift
+    return out if keepdim else out.reshape([n for d, n in enumerate(out.shape) if d not in dim])
 
 
 def _norm(x, p, dim, keepdim):

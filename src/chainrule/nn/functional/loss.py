@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ... import ops
+from ... import observe, ops
 from ..._tensor import Tensor
 from ...errors import (
     DomainError,
@@ -24,6 +24,7 @@ from ...errors import (
     fmt_shape,
 )
 from ...observe import replayed_whole
+from ...ops.normalizers import cross_entropy_row, nll_loss_row
 from ._checks import (
     _array,
     _check_broadcast_target,
@@ -56,26 +57,51 @@ def _class_dim(input: Tensor, op: str) -> int:
 
 
 def _nll(
-    logp: Tensor, target, weight, ignore_index: int, op: str
+    logp: Tensor, target, weight, ignore_index: int, reduction: str, op: str
 ) -> tuple[Tensor, np.ndarray, np.ndarray]:
-    """Per-element -weight[t] * logp[t] (0 where ignored), the kept mask (1 or 0, in logp's
-    dtype) and the reciprocal of the weights' sum (nan when every target is ignored)."""
+    """-weight[t] * logp[t] reduced (0 where ignored; 'mean' divides by the weights' sum), the
+    kept mask (1 or 0, in logp's dtype) and the reciprocal of the weights' sum (nan when every
+    target is ignored)."""
     class_dim = _class_dim(logp, op)
-    index, w, keep, inverse = _targets(
+    classes, w, keep, inverse = _targets(
         np.shape(logp), class_dim, target, weight, ignore_index, logp.dtype, op
     )
-    picked = logp.gather(class_dim, index).squeeze(class_dim)
-    return -picked * w, keep, inverse
+    if observe.current is None:
+        loss = nll_loss_row(
+            logp, w, _scale(reduction, inverse), **_row_params(classes, class_dim, reduction)
+        )
+        return loss, keep, inverse
+    # Observed (a compiled step's record): the composed rows, whose operands the tracer follows
+    # from one call to the next; the one row's weight and scale it does not yet.
+    picked = logp.gather(class_dim, _kept_dim(classes, class_dim)).squeeze(class_dim)
+    loss = -picked * w
+    loss = loss.sum() * inverse if reduction == "mean" else _reduce(loss, reduction)
+    return loss, keep, inverse
+
+
+@replayed_whole(pure=True)
+def _kept_dim(classes: np.ndarray, class_dim: int) -> np.ndarray:
+    """The targets with the class dim kept, for gather."""
+    return np.expand_dims(classes, class_dim)
+
+
+def _scale(reduction: str, inverse: np.ndarray) -> np.ndarray:
+    """What the class losses' rows multiply the summed loss by ('none' sums nothing)."""
+    return inverse if reduction == "mean" else np.ones((), inverse.dtype)
+
+
+def _row_params(target: np.ndarray, class_dim: int, reduction: str) -> dict:
+    return {"target": target, "dim": class_dim, "summed": reduction != "none"}
 
 
 @replayed_whole
 def _targets(
     shape: tuple, class_dim: int, target, weight, ignore_index: int, dtype, op: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """What the class indices ``target`` select, worked out in NumPy (checked): the index for
-    gather, the weight of each target (0 where ignored), the kept mask and the reciprocal of
-    the weights' sum, as a 0-d array of ``dtype``. A compiled step runs this again at each
-    replay, so a new batch's targets are read, and checked, each time."""
+    """What the class indices ``target`` select, worked out in NumPy (checked): the targets
+    (0 where ignored), the weight of each target (0 where ignored), the kept
+    mask and the reciprocal of the weights' sum, as a 0-d array of ``dtype``. A compiled step
+    runs this again at each replay, so a new batch's targets are read, and checked, each time."""
     t = _array(target)
     if t.dtype.kind not in "iu":
         raise DTypeError(
@@ -89,6 +115,15 @@ def _targets(
             f"{fmt_shape(t.shape)}; expected target shape {fmt_shape(expected)}"
         )
     classes = shape[class_dim]
+    if (
+        weight is None
+        and t.size
+        and not 0 <= ignore_index < classes
+        and t.min() >= 0
+        and t.max() < classes
+    ):  # the common case: every target a class, none ignored, no class weights
+        ones = np.ones(t.shape, dtype)
+        return t, ones, ones, np.asarray(1.0 / t.size, dtype=dtype)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= classes))
     if bad.any():
@@ -107,7 +142,7 @@ def _targets(
     # Every target ignored: PyTorch gives nan (0 / 0).
     weight_sum = float(w.sum())
     inverse = np.asarray(1.0 / weight_sum if weight_sum else math.nan, dtype=dtype)
-    return np.expand_dims(safe, class_dim), w, keep.astype(dtype), inverse
+    return safe, w, keep.astype(dtype), inverse
 
 
 def nll_loss(
@@ -128,10 +163,7 @@ def nll_loss(
     tensor(2.5000)
     """
     _check_reduction(reduction, "nll_loss")
-    loss, _, inverse = _nll(input, target, weight, ignore_index, "nll_loss")
-    if reduction == "mean":
-        return loss.sum() * inverse
-    return _reduce(loss, reduction)
+    return _nll(input, target, weight, ignore_index, reduction, "nll_loss")[0]
 
 
 def cross_entropy(
@@ -159,8 +191,15 @@ def cross_entropy(
     shape = np.shape(input)
     classes = shape[class_dim]
     weight_shape = (classes,) + (1,) * (len(shape) - class_dim - 1)
+    target_array, dtype = _array(target), _array(input).dtype
+    one_row = observe.current is None and dtype.kind == "f"  # see `_nll` for the observed case
+    if target_array.dtype.kind != "f" and not smoothing and one_row:
+        classes, w, _, inverse = _targets(
+            shape, class_dim, target, weight, ignore_index, dtype, "cross_entropy"
+        )
+        scale = _scale(reduction, inverse)
+        return cross_entropy_row(input, w, scale, **_row_params(classes, class_dim, reduction))
     logp = ops.log_softmax(input, class_dim)
-    target_array = _array(target)
     if target_array.dtype.kind == "f":  # class probabilities
         _check_same_shape(input, target, "cross_entropy")
         if smoothing:
@@ -169,10 +208,7 @@ def cross_entropy(
             logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
         loss = -(logp * target).sum(class_dim)
         return _reduce(loss, reduction)
-    loss, keep, inverse = _nll(logp, target, weight, ignore_index, "cross_entropy")
-    loss = loss.sum() * inverse if reduction == "mean" else _reduce(loss, reduction)
-    if not smoothing:
-        return loss
+    loss, keep, inverse = _nll(logp, target, weight, ignore_index, reduction, "cross_entropy")
     # The uniform part: -sum over classes of weight[c] * logp[c], 0 where the target is ignored.
     if weight is not None:
         logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
