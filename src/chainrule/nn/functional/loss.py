@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ... import observe, ops
+from ... import dispatch, observe, ops
 from ..._tensor import Tensor
 from ...errors import (
     DomainError,
@@ -66,17 +66,24 @@ def _nll(
     classes, w, keep, inverse = _targets(
         np.shape(logp), class_dim, target, weight, ignore_index, logp.dtype, op
     )
-    if observe.current is None:
+    if _one_row():
         loss = nll_loss_row(
             logp, w, _scale(reduction, inverse), **_row_params(classes, class_dim, reduction)
         )
         return loss, keep, inverse
-    # Observed (a compiled step's record): the composed rows, whose operands the tracer follows
-    # from one call to the next; the one row's weight and scale it does not yet.
     picked = logp.gather(class_dim, _kept_dim(classes, class_dim)).squeeze(class_dim)
     loss = -picked * w
     loss = loss.sum() * inverse if reduction == "mean" else _reduce(loss, reduction)
     return loss, keep, inverse
+
+
+def _one_row() -> bool:
+    """Whether the class-index losses run as one row (`nll_loss_row`, `cross_entropy_row`):
+    not while the compiler records a step (it follows the composed rows' operands from one
+    call to the next, not yet the one row's weight and scale), nor under vmap (the rows have no
+    batching rule, the composed rows batch). The values are the same either way."""
+    observer = observe.current
+    return (observer is None or not observer.recording()) and dispatch.batch_hook is None
 
 
 @replayed_whole(pure=True)
@@ -192,7 +199,7 @@ def cross_entropy(
     classes = shape[class_dim]
     weight_shape = (classes,) + (1,) * (len(shape) - class_dim - 1)
     target_array, dtype = _array(target), _array(input).dtype
-    one_row = observe.current is None and dtype.kind == "f"  # see `_nll` for the observed case
+    one_row = _one_row() and dtype.kind == "f"
     if target_array.dtype.kind != "f" and not smoothing and one_row:
         classes, w, _, inverse = _targets(
             shape, class_dim, target, weight, ignore_index, dtype, "cross_entropy"

@@ -99,11 +99,11 @@ def embedding(
         _check_rows(index, weight, "embedding")
         if max_norm is not None:
             _renorm(weight, index, max_norm, norm_type)
+        out = weight[index]
     else:
         index = _lookup(input, np.shape(weight))  # one call: a compiled step reads new indices
-    # The rows picked without getitem's second pass over the checked index; a copy of it, so
-    # that changing ``input`` in place later cannot change the gradient.
-    out = ops.indexing.index_row(weight, index=(np.array(index),))
+        # The rows picked without getitem's second pass over the index `_lookup` checked.
+        out = ops.indexing.index_row(weight, index=(index,))
     if scale_grad_by_freq and index.size:
         out = _by_frequency(out, index)
     if padding_idx is None:
@@ -115,10 +115,11 @@ def embedding(
 
 @replayed_whole(pure=True)
 def _lookup(input: Tensor, weight_shape: tuple) -> np.ndarray:
-    """The checked integer array of the indices ``input`` into a weight of ``weight_shape``."""
+    """The checked integer array of the indices ``input`` into a weight of ``weight_shape``: a
+    copy, so that changing ``input`` in place later cannot change the gradient."""
     index = _indices(input, "embedding", "input")
     _check_rows(index, weight_shape, "embedding")
-    return index
+    return np.array(index)
 
 
 def _bags(index: np.ndarray, offsets, include_last_offset: bool) -> tuple[np.ndarray, int]:
