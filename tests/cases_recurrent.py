@@ -55,7 +55,33 @@ def _lstm_torch(gates_x, gates_h, c, output: bool):
     return torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
 
 
+def _scan_shapes():
+    """(gates_x, h0, c0, w_hh, b_hh) shapes of an LSTM layer: T steps, B sequences, H units."""
+    sizes = st.tuples(st.integers(1, 3), st.integers(1, 2), st.integers(1, 2))
+    return sizes.map(lambda s: ((s[0], s[1], 4 * s[2]), (s[1], s[2]), (s[1], s[2]),
+                                (4 * s[2], s[2]), (4 * s[2],)))  # fmt: skip
+
+
+def _scan(gates_x, h0, c0, w_hh, b_hh):
+    from chainrule.ops.recurrent import lstm_scan_row
+
+    return lstm_scan_row(gates_x, h0, c0, w_hh, b_hh)
+
+
+def _scan_torch(gates_x, h0, c0, w_hh, b_hh):
+    import torch
+
+    h, c, steps = h0, c0, []
+    for t in range(gates_x.shape[0]):
+        i, f, g, o = (gates_x[t] + (h @ w_hh.T + b_hh)).chunk(4, -1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        steps.append(torch.cat([h, c], -1))
+    return torch.stack(steps)
+
+
 CASES = {
+    "lstm_scan": Case(_scan, _scan_shapes(), torch_fn=_scan_torch),
     "gru_cell_update": Case(_gru, _cell_shapes(3), torch_fn=_gru_torch),
     "lstm_cell_state": Case(_lstm_state, _cell_shapes(4),
                             torch_fn=lambda x, y, c: _lstm_torch(x, y, c, False)),

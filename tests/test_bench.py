@@ -137,13 +137,14 @@ def test_only_names_the_workloads_when_a_key_is_unknown(bench, capsys):
 def test_every_issue_workload_is_in_the_suite(bench):
     keys = [w.key for w in bench.workloads.all_workloads(quick=True)]
     assert keys == ["W1", "W2", "W3", "W4", "W5", "W6a", "W6b", "W7", "W8", "W9", "W11a", "W11b",
-                    "W11c", "W11d"]  # fmt: skip
+                    "W11c", "W11d", *(f"W12{c}" for c in "abcdefghijklmno")]  # fmt: skip
 
 
-def test_single_op_rows_agree_with_pytorch_and_divide_by_it(bench):
-    rows = [row for w in bench.workloads.select(bench.workloads.all_workloads(quick=True), "W11")
+@pytest.mark.parametrize("family, count", [("W11", 4), ("W12", 15)])
+def test_single_op_rows_agree_with_pytorch_and_divide_by_it(bench, family, count):
+    rows = [row for w in bench.workloads.select(bench.workloads.all_workloads(quick=True), family)
             for row in bench.suite.run_workload(w, quick=True)]  # fmt: skip
-    assert [row.impl for row in rows] == ["pytorch", "chainrule"] * 4
+    assert [row.impl for row in rows] == ["pytorch", "chainrule"] * count
     assert all(row.status == "ok" for row in rows), [row.status for row in rows]
     assert all(row.ratio == 1.0 for row in rows if row.impl == "pytorch")
 

@@ -1,16 +1,16 @@
-"""Every workload of the suite, W1 to W11, by key; each module holds one family of them."""
+"""Every workload of the suite, W1 to W12, by key; each module holds one family of them."""
 
 from __future__ import annotations
 
 from ..suite import Workload
-from . import cnn, gpt, hessian, memory, mlp, paths, scalar, tiny
+from . import cnn, gpt, hessian, memory, mlp, paths, scalar, small_ops, tiny
 
 
 def all_workloads(quick: bool = False) -> list[Workload]:
     """Every workload in key order; ``quick`` gives tiny sizes."""
     found = [
         workload
-        for module in (scalar, tiny, mlp, cnn, hessian, memory, gpt, paths)
+        for module in (scalar, tiny, mlp, cnn, hessian, memory, gpt, paths, small_ops)
         for workload in module.workloads(quick)
     ]
     return sorted(found, key=_number_first)

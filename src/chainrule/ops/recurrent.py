@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..op import Op, batch_elementwise
-from .shape import cat
+from ..op import Loops, Op, batch_elementwise
+from .shape import cat, stack
 
 __all__: list[str] = []
 
@@ -173,3 +173,199 @@ lstm_cell_output_row = Op(
     batch=batch_elementwise,  # the gates are split along the last dim; leading dims broadcast
     doc="An LSTM step's output from its gates and new cell state: sigmoid(o) * tanh(c).",
 )  # fmt: skip
+
+
+# A whole LSTM layer's scan over time: one node for the sequence.
+
+
+def _cat(parts: list):
+    """Arrays or Tensors side by side along the last dim."""
+    if any(isinstance(p, Tensor) for p in parts):
+        return cat(parts, -1)
+    return np.concatenate(parts, -1)
+
+
+def _stack(parts: list, dim: int = 0):
+    """Arrays or Tensors stacked along a new dim."""
+    if any(isinstance(p, Tensor) for p in parts):
+        return stack(parts, dim)
+    return np.stack(parts, dim)
+
+
+class ScanTape:
+    """What an LSTM scan keeps from its forward for its backward: each step's gate activations
+    ``acts`` (T, B, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)) and ``tanh_c``, tanh of
+    each step's cell state (T, B, H); and the gradients of all five inputs, worked out once
+    per backward (``seed``: the gradient they were worked out for) and handed to each input's
+    rule."""
+
+    __slots__ = ("acts", "tanh_c", "seed", "grads")
+
+    def __init__(self, acts, tanh_c) -> None:
+        self.acts, self.tanh_c, self.seed, self.grads = acts, tanh_c, None, None
+
+
+def _lstm_scan(gates_x, h0, c0, w_hh, b_hh):
+    """(out, tape): out (T, B, 2H) holds each step's h and c side by side. Each step is the
+    cell's arithmetic as PyTorch's CPU LSTM does it: gates = (h Wₕᵀ + bₕ) + gates_x[t]."""
+    if all(type(a) is np.ndarray for a in (gates_x, h0, c0, w_hh, b_hh)):
+        return _lstm_scan_arrays(gates_x, h0, c0, w_hh, b_hh)
+    size = h0.shape[-1]
+    w_t = xp.transpose(w_hh, 0, 1)
+    w_t = w_t.contiguous() if isinstance(w_t, Tensor) else np.ascontiguousarray(w_t)
+    h, c = h0, c0
+    hs, cs, acts, tanh_cs = [], [], [], []
+    for t in range(gates_x.shape[0]):
+        gates = h @ w_t + b_hh + gates_x[t]
+        sigmoids = xp.sigmoid(gates)  # all four, as `_lstm_scan_arrays`; g's is replaced
+        cell = xp.tanh(gates[..., 2 * size : 3 * size])
+        i, f, o = sigmoids[..., :size], sigmoids[..., size : 2 * size], sigmoids[..., 3 * size :]
+        c = f * c + cell * i
+        tanh_c = xp.tanh(c)
+        h = o * tanh_c
+        hs.append(h), cs.append(c), tanh_cs.append(tanh_c)
+        acts.append(_cat([sigmoids[..., : 2 * size], cell, o]))
+    return _cat([_stack(hs), _stack(cs)]), ScanTape(_stack(acts), _stack(tanh_cs))
+
+
+def _lstm_scan_arrays(gates_x, h0, c0, w_hh, b_hh):
+    """`_lstm_scan` on arrays: the same arithmetic in the same order (so the same bits), each
+    step written into arrays made once for the sequence (a step is a dozen NumPy calls on
+    small arrays: their count is its cost)."""
+    steps, size = gates_x.shape[0], h0.shape[-1]
+    dtype = np.result_type(gates_x, h0, c0, w_hh, b_hh)
+    batch = np.broadcast_shapes(gates_x.shape[1:-1], h0.shape[:-1], c0.shape[:-1])
+    out = np.empty((steps, *batch, 2 * size), dtype)
+    acts = np.empty((steps, *batch, 4 * size), dtype)
+    tanh_c = np.empty((steps, *batch, size), dtype)
+    w_t = np.ascontiguousarray(w_hh.T)  # BLAS multiplies by a row-major matrix fastest
+    h, c = h0, c0
+    for t in range(steps):
+        a = acts[t]
+        np.matmul(h, w_t, out=a)
+        a += b_hh
+        a += gates_x[t]  # (h Wᵀ + b) + gates_x[t]: the sum's order does not change its bits
+        cell = np.tanh(a[..., 2 * size : 3 * size])
+        np.negative(a, out=a)  # sigmoid in place, as `xp.sigmoid` computes it
+        np.exp(a, out=a)
+        a += 1
+        np.reciprocal(a, out=a)
+        a[..., 2 * size : 3 * size] = cell
+        c_new, h_new, tc = out[t, ..., size:], out[t, ..., :size], tanh_c[t]
+        np.multiply(a[..., size : 2 * size], c, out=c_new)
+        cell *= a[..., :size]
+        c_new += cell
+        np.tanh(c_new, out=tc)
+        np.multiply(a[..., 3 * size :], tc, out=h_new)
+        h, c = h_new, c_new
+    return out, ScanTape(acts, tanh_c)
+
+
+def _lstm_scan_backward(g, out, h0, c0, w_hh, acts, tanh_c):
+    """The gradients of (gates_x, h0, c0, w_hh, b_hh) from g (T, B, 2H), through time. What
+    does not depend on the gradient flowing back in time is worked out for all steps at once
+    before the loop (each gate's derivative times what it multiplies, and o (1 - tanh(c)²)), so
+    a step is a few calls. On arrays or Tensors alike, with the same arithmetic: a compiled
+    step records this on Tensors and replays it on arrays, and gets eager's bits."""
+    steps, size = out.shape[0], h0.shape[-1]
+    state_shape = (*out.shape[1:-1], size)
+    h_prev = _stack([xp.expand(h0, state_shape), *(out[t][..., :size] for t in range(steps - 1))])
+    c_prev = _stack([xp.expand(c0, state_shape), *(out[t][..., size:] for t in range(steps - 1))])
+    i, f = acts[..., :size], acts[..., size : 2 * size]
+    cell, o = acts[..., 2 * size : 3 * size], acts[..., 3 * size :]
+    slopes = (1 - acts) * acts  # s (1 - s), for the sigmoids i, f and o
+    # d/di = g i (1 - i), d/df = c_prev f (1 - f), d/dg = i (1 - g²): gates i, f, g take dc.
+    by_dc = _stack([slopes[..., :size] * cell, slopes[..., size : 2 * size] * c_prev,
+                    (1 - cell * cell) * i], -2)  # fmt: skip
+    by_dh = slopes[..., 3 * size :] * tanh_c  # d/do = tanh(c) o (1 - o): gate o takes dh
+    through = (1 - tanh_c * tanh_c) * o  # what reaches c from h
+    flat = (*out.shape[1:-1], 3 * size)
+    d_steps = [None] * steps
+    dh_next = dc_next = None
+    for t in range(steps - 1, -1, -1):
+        dh, dc = g[t][..., :size], g[t][..., size:]
+        if dh_next is not None:
+            dh, dc = dh + dh_next, dc + dc_next
+        dc = dc + dh * through[t]
+        d = _cat([(by_dc[t] * xp.unsqueeze(dc, -2)).reshape(flat), by_dh[t] * dh])
+        d_steps[t] = d
+        dh_next, dc_next = d @ w_hh, dc * f[t]
+    d_gates = _stack(d_steps)
+    rows = d_gates.reshape((-1, 4 * size))
+    d_w = xp.transpose(rows, 0, 1) @ h_prev.reshape((-1, size))
+    return d_gates, dh_next, dc_next, d_w, xp.sum(rows, 0)
+
+
+def _lstm_scan_grads(g, out, h0, c0, w_hh, tape):
+    if tape.seed is not g:
+        tape.grads = _lstm_scan_backward(g, out, h0, c0, w_hh, tape.acts, tape.tanh_c)
+        tape.seed = g
+    return tape.grads
+
+
+def _scan_rule(k: int):
+    """The rule for input k of the scan: its part of the gradients worked out once."""
+
+    def rule(g, out, h0, c0, w_hh, tape):
+        return _lstm_scan_grads(g, out, h0, c0, w_hh, tape)[k]
+
+    return rule
+
+
+def _lstm_scan_tangent(out, h0, c0, w_hh, tape, dgates_x=None, dh0=None, dc0=None, dw_hh=None,
+                       db_hh=None):  # fmt: skip
+    """The output's tangent (T, B, 2H) from the given inputs' tangents (None: zero)."""
+    size = h0.shape[-1]
+    dh = xp.zeros_like(h0) if dh0 is None else dh0
+    dc = xp.zeros_like(c0) if dc0 is None else dc0
+    w_t = xp.transpose(w_hh, 0, 1)
+    dw_t = None if dw_hh is None else xp.transpose(dw_hh, 0, 1)
+    parts = []
+    for t in range(out.shape[0]):
+        h_prev = out[t - 1][..., :size] if t else h0
+        c_prev = out[t - 1][..., size:] if t else c0
+        da = dh @ w_t
+        if dw_t is not None:
+            da = da + h_prev @ dw_t
+        if db_hh is not None:
+            da = da + db_hh
+        if dgates_x is not None:
+            da = da + dgates_x[t]
+        a, tc = tape.acts[t], tape.tanh_c[t]
+        i, f = a[..., :size], a[..., size : 2 * size]
+        cell, o = a[..., 2 * size : 3 * size], a[..., 3 * size :]
+        di, df = da[..., :size] * (i * (1 - i)), da[..., size : 2 * size] * (f * (1 - f))
+        dcell, do = (
+            da[..., 2 * size : 3 * size] * (1 - cell * cell),
+            da[..., 3 * size :] * (o * (1 - o)),
+        )
+        dc = df * c_prev + f * dc + di * cell + i * dcell
+        dh = do * tc + o * (1 - tc * tc) * dc
+        parts.append(_cat([dh, dc]))
+    return _stack(parts)
+
+
+lstm_scan_row = Op(
+    "lstm_scan", lambda gates_x, h0, c0, w_hh, b_hh: _lstm_scan(gates_x, h0, c0, w_hh, b_hh)[0],
+    inputs=("gates_x", "h0", "c0", "w_hh", "b_hh"),
+    vjp=tuple(_scan_rule(k) for k in range(5)),
+    jvp=(lambda dgates_x, out, h0, c0, w_hh, tape:
+         _lstm_scan_tangent(out, h0, c0, w_hh, tape, dgates_x=dgates_x),
+         lambda dh0, out, h0, c0, w_hh, tape: _lstm_scan_tangent(out, h0, c0, w_hh, tape, dh0=dh0),
+         lambda dc0, out, h0, c0, w_hh, tape: _lstm_scan_tangent(out, h0, c0, w_hh, tape, dc0=dc0),
+         lambda dw_hh, out, h0, c0, w_hh, tape:
+         _lstm_scan_tangent(out, h0, c0, w_hh, tape, dw_hh=dw_hh),
+         lambda db_hh, out, h0, c0, w_hh, tape:
+         _lstm_scan_tangent(out, h0, c0, w_hh, tape, db_hh=db_hh)),
+    residuals={"tape": lambda gates_x, h0, c0, w_hh, b_hh:
+               _lstm_scan(gates_x, h0, c0, w_hh, b_hh)[1]},
+    forward_saving=lambda gates_x, h0, c0, w_hh, b_hh: _scan_saving(gates_x, h0, c0, w_hh, b_hh),
+    kind="cell",
+    batch=Loops("the recurrence runs once per example under vmap"),
+    doc="An LSTM layer over time: each step's h and c side by side, (T, B, 2H).",
+)  # fmt: skip
+
+
+def _scan_saving(gates_x, h0, c0, w_hh, b_hh):
+    out, tape = _lstm_scan(gates_x, h0, c0, w_hh, b_hh)
+    return out, {"tape": tape}

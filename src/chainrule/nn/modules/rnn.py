@@ -68,6 +68,19 @@ def _step(mode: str, gates_x: Tensor, state, w_hh_t: Tensor, b_hh: Tensor | None
     return _rnn_step(gates_x, state, w_hh_t, b_hh, mode)
 
 
+def _lstm_scan(gates_x: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None, reverse: bool):
+    """An LSTM layer's whole sequence as one row (`chainrule.ops.recurrent.lstm_scan_row`):
+    (outputs (L, N, H), (h_n, c_n)); ``reverse`` runs from the last step to the first."""
+    if b_hh is None:
+        b_hh = np.zeros(w_hh.shape[0], w_hh.dtype)
+    if reverse:
+        gates_x = ops.flip(gates_x, (0,))
+    out = ops.recurrent.lstm_scan_row(gates_x, *state, w_hh, b_hh)
+    size = out.shape[-1] // 2
+    outputs = out[..., :size]
+    return (ops.flip(outputs, (0,)) if reverse else outputs), (out[-1, :, :size], out[-1, :, size:])
+
+
 def _check_int(value, name: str, owner: str, minimum: int = 1) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise DTypeError(f"{owner}: {name} must be an int, got {type(value).__name__}")
@@ -379,6 +392,8 @@ class RNNBase(Module):
     def _scan(self, input: Tensor, state, layer: int, reverse: bool):
         """Run one direction of one layer over (L, N, features); returns (outputs, state)."""
         w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
+        if self.mode == "LSTM":
+            return _lstm_scan(F.linear(input, w_ih, b_ih), state, w_hh, b_hh, reverse)
         steps = ops.unbind(F.linear(input, w_ih, b_ih), 0)  # one matmul for every step
         w_hh_t = w_hh.mT
         outputs = [None] * len(steps)
