@@ -37,6 +37,7 @@ from .indexing import getitem, index_row
 from .padding import pad
 from .reduce import max as max_over
 from .reduce import max_row
+from .reduce import mean as mean_over
 from .reduce import sum as sum_over
 from .scattering import scatter
 from .shape import permute, reshape, squeeze, unsqueeze
@@ -350,12 +351,14 @@ def _output_sizes(op: str, input, output_size, n: int) -> tuple[int, ...]:
 def _adaptive_avg(op: str, n: int, input, output_size):
     """adaptive_avg_pool{n}d: a matmul with a constant averaging matrix per spatial dim,
     A_h @ x @ A_wᵀ over the last two, then (3-D) A_d times the planes as one matrix's
-    columns."""
+    columns; an output of one element per plane is the plane's mean."""
     _batched(input, op, n)
     _check_float(input, op)
     outs = _output_sizes(op, input, output_size, n)
     shape, dtype = np.shape(input), _dtype(input)
     sizes = shape[-n:]
+    if all(out == 1 for out in outs):  # global pooling, as a ResNet ends: one window, a mean
+        return mean_over(input, tuple(range(-n, 0)), keepdim=True)
     if n == 1:
         return matmul(input, _adaptive_weights(sizes[0], outs[0], dtype).T)
     rows, columns = (_adaptive_weights(s, out, dtype) for s, out in zip(sizes[-2:], outs[-2:]))
