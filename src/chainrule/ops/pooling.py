@@ -170,9 +170,9 @@ def _stacked_windows(x, kernel: tuple, stride: tuple, dilation: tuple, out_sizes
     if stride == kernel and dilation == (1, 1):
         return tiles_row(x, kernel_size=kernel)
     n, c = np.shape(x)[:2]
-    cols = unfold_row(
-        x, kernel_size=kernel, dilation=dilation, padding=((0, 0), (0, 0)), stride=stride
-    )
+    no_padding = ((0, 0), (0, 0))
+    cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=no_padding,
+                      stride=stride, wide=False)  # fmt: skip
     return permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4))
 
 
@@ -297,7 +297,9 @@ def _avg_pool(op, n, input, kernel_size, stride, padding, ceil_mode, count_inclu
     outs, extras = _pool_sizes(op, sizes, kernel, stride, padding, ones, ceil_mode)
     if len(sizes) == 2:  # unfold pads with zeros as it reads
         widths = tuple((p, p + e) for p, e in zip(padding, extras))
-        cols = unfold_row(x, kernel_size=kernel, dilation=ones, padding=widths, stride=stride)
+        cols = unfold_row(
+            x, kernel_size=kernel, dilation=ones, padding=widths, stride=stride, wide=False
+        )
         sums = sum_over(reshape(cols, (*np.shape(x)[:2], math.prod(kernel), *outs)), 2)
     else:
         sums = sum_over(windows_nd(_padded(x, padding, extras, 0), kernel, stride, ones), -1)
