@@ -23,7 +23,7 @@ from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..linalg.products import _one_dtype, matmul, matmul_add_row, matmul_row
 from ..op import LINEAR, Op
 from .elementwise import cast
-from .indexing import getitem, index_row
+from .indexing import getitem, getitem_row, index_row
 from .padding import pad, pad_row
 from .shape import flip, permute, reshape, reshape_row, transpose, unsqueeze
 
@@ -153,6 +153,8 @@ fold_row = Op("fold", _fold, jvp=LINEAR, kind="window", batch=_batch_samples,
 
 def _ints(value, n: int, op: str, what: str, minimum: int) -> tuple[int, ...]:
     """An int or a sequence of n ints as a tuple of n ints, each at least ``minimum``."""
+    if type(value) is int and value >= minimum:  # the common case, first
+        return (value,) * n
     items = (value,) if isinstance(value, numbers.Integral) else value
     if not isinstance(items, (tuple, list)) or not all(
         isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items
@@ -288,13 +290,8 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
         cols = _unfold3d(x, kernel, dilation, padding, stride, out_sizes)
     elif all(k == 1 for k in kernel) and not np.any(padding):
         # A 1x1 kernel's windows are the input's pixels (every stride-th one): no im2col.
-        steps = (
-            slice(None),
-            slice(None),
-            slice(None, None, stride[0]),
-            slice(None, None, stride[1]),
-        )
-        cols = x if stride == (1, 1) else getitem(x, steps)
+        steps = (slice(None), slice(None), *(slice(None, None, s) for s in stride))
+        cols = x if stride == (1, 1) else getitem_row(x, index=steps)
     else:
         wide = stride == (1, 1)
         if wide:
@@ -311,8 +308,8 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
     else:
         out = matmul_add_row(kernels, cols, reshape_row(bias, shape=(groups, -1, 1)))
     if width != out_sizes[-1]:
-        out = getitem(_shaped(out, (n, out_channels, rows, width)),
-                      (slice(None), slice(None), slice(None), slice(0, out_sizes[-1])))  # fmt: skip
+        crop = (slice(None), slice(None), slice(None), slice(0, out_sizes[-1], None))
+        out = getitem_row(_shaped(out, (n, out_channels, rows, width)), index=crop)
     return _unbatched(_shaped(out, (n, out_channels, *out_sizes)), batched)
 
 
