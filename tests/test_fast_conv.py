@@ -242,3 +242,44 @@ def test_global_average_pooling_non_contiguous_and_second_derivatives(torch):
     assert chainrule.gradgradcheck(fn, [x], atol=1e-6, rtol=1e-5)
     with pytest.raises(chainrule.DTypeError, match="adaptive_avg_pool2d"):
         F.adaptive_avg_pool2d(chainrule.zeros(1, 2, 3, 3, dtype=chainrule.int64), 1)
+
+
+# Average pooling over windows that tile the input.
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    "name, shape, args, keywords",
+    [
+        ("avg_pool2d", (3, 4, 6, 8), (2,), {}),
+        ("avg_pool2d", (3, 4, 7, 9), ((2, 3),), {}),  # rows and columns left over
+        ("avg_pool2d", (4, 7, 9), (2,), {"ceil_mode": True}),  # partial windows: unfold
+        ("avg_pool2d", (3, 4, 6, 8), (2,), {"divisor_override": 3}),
+        ("avg_pool2d", (3, 4, 6, 8), (2, 2, 1), {"count_include_pad": False}),
+        ("avg_pool1d", (3, 4, 9), (3,), {}),
+    ],
+)
+def test_tiled_average_pooling_matches_pytorch(name, shape, args, keywords, dtype, torch):
+    tol = F64 if dtype == np.float64 else F32
+    _compare(
+        lambda x: getattr(F, name)(x, *args, **keywords),
+        lambda x: getattr(torch.nn.functional, name)(x, *args, **keywords),
+        _arrays(dtype, shape),
+        torch,
+        tol,
+    )
+
+
+def test_tiled_average_pooling_non_contiguous_and_second_derivatives(torch):
+    x = RNG.standard_normal((3, 6, 4, 8)).transpose(0, 2, 3, 1)
+    _compare(
+        lambda x: F.avg_pool2d(x, 2),
+        lambda x: torch.nn.functional.avg_pool2d(x, 2),
+        [x],
+        torch,
+        F64,
+    )
+    x = chainrule.tensor(RNG.standard_normal((2, 2, 4, 6)), requires_grad=True)
+    fn = lambda x: F.avg_pool2d(x, (2, 3)) ** 2  # noqa: E731
+    assert chainrule.gradcheck(fn, [x], atol=1e-6, rtol=1e-5)
+    assert chainrule.gradgradcheck(fn, [x], atol=1e-6, rtol=1e-5)
