@@ -283,3 +283,28 @@ def test_tiled_average_pooling_non_contiguous_and_second_derivatives(torch):
     fn = lambda x: F.avg_pool2d(x, (2, 3)) ** 2  # noqa: E731
     assert chainrule.gradcheck(fn, [x], atol=1e-6, rtol=1e-5)
     assert chainrule.gradgradcheck(fn, [x], atol=1e-6, rtol=1e-5)
+
+
+def test_wide_convolution_under_vmap_and_forward_mode(torch):
+    """The wide unfold and fold rows batch (vmap) and push tangents (jvp): vmap over a batch of
+    batches is one convolution of them all; conv2d is bilinear, so its JVP is
+    conv2d(dx, w) + conv2d(x, dw)."""
+    x, w, dx, dw = _arrays(np.float64, (3, 2, 2, 5, 4), (3, 2, 3, 3), (2, 2, 5, 4), (3, 2, 3, 3))
+    keywords = {"padding": (0, 2), "dilation": (1, 2)}
+
+    def conv2d(a, b):
+        return torch.nn.functional.conv2d(torch.tensor(a), torch.tensor(b), **keywords)
+
+    mapped = chainrule.func.vmap(lambda a: F.conv2d(a, chainrule.tensor(w), **keywords))
+    expected = conv2d(x.reshape(6, 2, 5, 4), w).numpy()
+    np.testing.assert_allclose(
+        mapped(chainrule.tensor(x)).numpy(), expected.reshape(3, 2, *expected.shape[1:]), **F64
+    )
+    out, tangent = chainrule.func.jvp(
+        lambda a, b: F.conv2d(a, b, **keywords),
+        [chainrule.tensor(x[0]), chainrule.tensor(w)],
+        [chainrule.tensor(dx), chainrule.tensor(dw)],
+    )
+    np.testing.assert_allclose(out.numpy(), conv2d(x[0], w).numpy(), **F64)
+    expected_tangent = conv2d(dx, w).numpy() + conv2d(x[0], dw).numpy()
+    np.testing.assert_allclose(tangent.numpy(), expected_tangent, **F64)
