@@ -308,3 +308,19 @@ def test_wide_convolution_under_vmap_and_forward_mode(torch):
     np.testing.assert_allclose(out.numpy(), conv2d(x[0], w).numpy(), **F64)
     expected_tangent = conv2d(dx, w).numpy() + conv2d(x[0], dw).numpy()
     np.testing.assert_allclose(tangent.numpy(), expected_tangent, **F64)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    "args, keywords",
+    [((3, 2, 1), {}), ((2,), {}), ((3, 1), {"dilation": 2}), ((2, 2), {"ceil_mode": True})],
+)
+def test_max_pooling_matches_pytorch(args, keywords, dtype, torch):
+    x = RNG.standard_normal((3, 6, 9, 7)).transpose(0, 1, 3, 2).astype(dtype)  # strided
+    _compare(
+        lambda a: F.max_pool2d(a, *args, **keywords),
+        lambda a: torch.nn.functional.max_pool2d(a, *args, **keywords),
+        [x],
+        torch,
+        F64 if dtype == np.float64 else F32,
+    )

@@ -41,7 +41,7 @@ from .reduce import mean as mean_over
 from .reduce import sum as sum_over
 from .scattering import scatter
 from .shape import permute, reshape, squeeze, unsqueeze
-from .strided import windows_row
+from .strided import contiguous, windows_row
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -173,7 +173,9 @@ def _stacked_windows(x, kernel: tuple, stride: tuple, dilation: tuple, out_sizes
     no_padding = ((0, 0), (0, 0))
     cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=no_padding,
                       stride=stride, wide=False)  # fmt: skip
-    return permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4))
+    # Windows first, in memory too: the max and the search for it read slabs, which a
+    # permuted view of the columns would give them as strided pieces (several times slower).
+    return contiguous(permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4)))
 
 
 def windows_nd(x, kernel: tuple, stride: tuple, dilation: tuple):
