@@ -5,8 +5,9 @@ their groups).
 Two rows do the sliding-window work: ``unfold`` (im2col: each window of an input, as a column)
 and ``fold`` (col2im: columns added back into place). Each is the other's VJP and both are
 linear, so convolution (unfold, then a matmul with the weights) is composed from rows and can
-be differentiated again. Pooling is in `chainrule.ops.pooling`; modules live in
-`chainrule.nn.conv`.
+be differentiated again. A stride-1 convolution asks unfold for its wide columns (a window at
+every column of the padded rows: contiguous runs to copy), and a 1x1 kernel needs no unfold.
+Pooling is in `chainrule.ops.pooling`; modules live in `chainrule.nn.conv`.
 """
 
 from __future__ import annotations
