@@ -5,8 +5,9 @@ their groups).
 Two rows do the sliding-window work: ``unfold`` (im2col: each window of an input, as a column)
 and ``fold`` (col2im: columns added back into place). Each is the other's VJP and both are
 linear, so convolution (unfold, then a matmul with the weights) is composed from rows and can
-be differentiated again. Pooling is in `chainrule.ops.pooling`; modules live in
-`chainrule.nn.conv`.
+be differentiated again. A stride-1 convolution asks unfold for its wide columns (a window at
+every column of the padded rows: contiguous runs to copy), and a 1x1 kernel needs no unfold.
+Pooling is in `chainrule.ops.pooling`; modules live in `chainrule.nn.conv`.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..linalg.products import _one_dtype, matmul, matmul_add_row, matmul_row
 from ..op import LINEAR, Op
 from .elementwise import cast
-from .indexing import getitem, index_row
+from .indexing import getitem, getitem_row, index_row
 from .padding import pad, pad_row
-from .shape import flip, permute, reshape, transpose, unsqueeze
+from .shape import flip, permute, reshape, reshape_row, transpose, unsqueeze
 
 __all__ = [
     "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -37,33 +38,84 @@ __all__ = [
 # the other parameters pairs of ints. The public functions check them first.
 
 
-def _unfold(x, kernel_size, dilation, padding, stride):
+def _padded_zeros(x, padding, extra: int = 0):
+    """(N, C, H, W) x in zeros, ``padding`` ((top, bottom), (left, right)) around it, as one
+    (N, C, Hp*Wp + extra) array: the padded planes flattened, ``extra`` zeros after each.
+    (One write into zeros: np.pad's Python costs more than the copy at these sizes.)"""
+    (top, bottom), (left, right) = padding
+    n, c, h, w = x.shape
+    hp, wp = h + top + bottom, w + left + right
+    flat = np.zeros((n, c, hp * wp + extra), x.dtype)
+    flat[:, :, : hp * wp].reshape(n, c, hp, wp)[:, :, top : top + h, left : left + w] = x
+    return flat
+
+
+def _unfold(x, kernel_size, dilation, padding, stride, wide=False):
     """(N, C, H, W) -> (N, C*kH*kW, L): each window is a column, channels first, then the
-    kernel rows and columns; the L = oH*oW windows in row-major order (as PyTorch)."""
+    kernel rows and columns; the L = oH*oW windows in row-major order (as PyTorch).
+
+    ``wide`` (stride 1): L = oH*Wp, a window at every column of the padded rows, those
+    that run past a row's end (into the next row) included: then the columns of one kernel
+    offset are one contiguous run of the flattened padded input, which copies as fast as
+    memory goes, where the oH*oW windows are runs of oW. A convolution drops the extra
+    columns' results (Wp - oW a row) after its product.
+    """
     (kh, kw), (dh, dw), (sh, sw) = kernel_size, dilation, stride
-    padded = np.pad(x, ((0, 0), (0, 0), *padding)) if np.any(padding) else x
+    n, c = x.shape[:2]
+    if wide:
+        (top, bottom), (left, right) = padding
+        wp = x.shape[3] + left + right
+        oh = x.shape[2] + top + bottom - dh * (kh - 1)
+        flat = _padded_zeros(x, padding, dw * (kw - 1))
+        step = flat.itemsize
+        # windows[n, c, a, b, p] = flat[n, c, a*dh*Wp + b*dw + p], p < oH*Wp
+        windows = np.lib.stride_tricks.as_strided(
+            flat,
+            (n, c, kh, kw, oh * wp),
+            (*flat.strides[:2], dh * wp * step, dw * step, step),
+            writeable=False,
+        )
+        return windows.reshape(n, c * kh * kw, oh * wp)
+    padded = (
+        _padded_zeros(x, padding).reshape(
+            n, c, x.shape[2] + sum(padding[0]), x.shape[3] + sum(padding[1])
+        )
+        if np.any(padding)
+        else x
+    )
     spans = (dh * (kh - 1) + 1, dw * (kw - 1) + 1)
     # A strided view, no copy: windows[n, c, i, j, a, b] = padded[n, c, i*sh + a*dh, j*sw + b*dw]
     windows = sliding_window_view(padded, spans, axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
-    n, c, oh, ow = windows.shape[:4]
+    oh, ow = windows.shape[2:4]
     out = windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
     # A 1x1 kernel can leave a view of x: the output is a new tensor, so it gets its own memory.
     return out.copy() if np.may_share_memory(out, x) else out
 
 
-def _fold(cols, output_size, kernel_size, dilation, padding, stride):
+def _fold(cols, output_size, kernel_size, dilation, padding, stride, wide=False):
     """(N, C*kH*kW, L) -> (N, C, H, W): the adjoint of `_unfold`; overlapping windows add.
 
     One vectorised add per kernel offset (kH*kW of them): offset (a, b) of every window lands
-    on a strided grid of the padded output, and no two windows hit one element at one offset.
+    on a strided grid of the padded output (for ``wide`` columns, on one contiguous run of
+    the flattened padded output), and no two windows hit one element at one offset.
     """
     (kh, kw), (dh, dw), (sh, sw) = kernel_size, dilation, stride
     (top, bottom), (left, right) = padding
     h, w = output_size
     hp, wp = h + top + bottom, w + left + right
+    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
+    if wide:
+        length = cols.shape[2]  # oH * Wp
+        blocks = cols.reshape(n, c, kh, kw, length)
+        flat = np.zeros((n, c, hp * wp + dw * (kw - 1)), cols.dtype)
+        for a in range(kh):
+            for b in range(kw):
+                start = a * dh * wp + b * dw
+                flat[:, :, start : start + length] += blocks[:, :, a, b]
+        out = flat[:, :, : hp * wp].reshape(n, c, hp, wp)
+        return np.ascontiguousarray(out[:, :, top : top + h, left : left + w])
     oh = (hp - dh * (kh - 1) - 1) // sh + 1
     ow = (wp - dw * (kw - 1) - 1) // sw + 1
-    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
     blocks = cols.reshape(n, c, kh, kw, oh, ow)
     out = np.zeros((n, c, hp, wp), cols.dtype)
     for a in range(kh):
@@ -86,14 +138,14 @@ def _batch_samples(op: Op, values, batched, params):
 # fmt: off
 unfold_row = Op("unfold", _unfold, jvp=LINEAR, kind="window", batch=_batch_samples,
                 doc="im2col: each sliding window of (N, C, H, W) x as a column of (N, C*kH*kW, L).",
-                vjp=(lambda g, x_shape, kernel_size, dilation, padding, stride:
+                vjp=(lambda g, x_shape, kernel_size, dilation, padding, stride, wide:
                      xp.run(fold_row, g, output_size=x_shape[2:], kernel_size=kernel_size,
-                            dilation=dilation, padding=padding, stride=stride),))
+                            dilation=dilation, padding=padding, stride=stride, wide=wide),))
 fold_row = Op("fold", _fold, jvp=LINEAR, kind="window", batch=_batch_samples,
               doc="col2im: columns added back into place, the adjoint of unfold.",
-              vjp=(lambda g, kernel_size, dilation, padding, stride:
+              vjp=(lambda g, kernel_size, dilation, padding, stride, wide:
                    xp.run(unfold_row, g, kernel_size=kernel_size, dilation=dilation,
-                          padding=padding, stride=stride),))
+                          padding=padding, stride=stride, wide=wide),))
 # fmt: on
 
 
@@ -102,6 +154,8 @@ fold_row = Op("fold", _fold, jvp=LINEAR, kind="window", batch=_batch_samples,
 
 def _ints(value, n: int, op: str, what: str, minimum: int) -> tuple[int, ...]:
     """An int or a sequence of n ints as a tuple of n ints, each at least ``minimum``."""
+    if type(value) is int and value >= minimum:  # the common case, first
+        return (value,) * n
     items = (value,) if isinstance(value, numbers.Integral) else value
     if not isinstance(items, (tuple, list)) or not all(
         isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items
@@ -230,20 +284,39 @@ def _conv(op: str, input, weight, bias, stride, padding, dilation, groups, spati
         x, weight = unsqueeze(x, 2), unsqueeze(weight, 2)
         kernel, stride, dilation = (1, *kernel), (1, *stride), (1, *dilation)
         padding = ((0, 0), *padding)
+    # The columns: (N, C*kernel, rows * width) with width the output's last size, or wider
+    # (unfold's wide columns, whose extra results are dropped after the product).
+    rows, width = math.prod(out_sizes[:-1]), out_sizes[-1]
     if spatial == 3:
         cols = _unfold3d(x, kernel, dilation, padding, stride, out_sizes)
+    elif all(k == 1 for k in kernel) and not np.any(padding):
+        # A 1x1 kernel's windows are the input's pixels (every stride-th one): no im2col.
+        steps = (slice(None), slice(None), *(slice(None, None, s) for s in stride))
+        cols = x if stride == (1, 1) else getitem_row(x, index=steps)
     else:
-        cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
+        wide = stride == (1, 1)
+        if wide:
+            width = np.shape(x)[-1] + sum(padding[1])
+        cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride,
+                          wide=wide)  # fmt: skip
     # Group g multiplies its (out_channels/groups, K) kernels by its (K, L) columns, where
     # K = in_channels/groups * kH * kW; the matmul broadcasts over the batch.
     k = group_channels * math.prod(kernel)
-    cols = reshape(cols, (n, groups, k, math.prod(out_sizes)))
-    kernels = reshape(weight, (groups, out_channels // groups, k))
+    cols = _shaped(cols, (n, groups, k, rows * width))
+    kernels = _shaped(weight, (groups, out_channels // groups, k))
     if bias is None:
         out = matmul_row(kernels, cols)
     else:
-        out = matmul_add_row(kernels, cols, reshape(bias, (groups, out_channels // groups, 1)))
-    return _unbatched(reshape(out, (n, out_channels, *out_sizes)), batched)
+        out = matmul_add_row(kernels, cols, reshape_row(bias, shape=(groups, -1, 1)))
+    if width != out_sizes[-1]:
+        crop = (slice(None), slice(None), slice(None), slice(0, out_sizes[-1], None))
+        out = getitem_row(_shaped(out, (n, out_channels, rows, width)), index=crop)
+    return _unbatched(_shaped(out, (n, out_channels, *out_sizes)), batched)
+
+
+def _shaped(x, shape: tuple):
+    """``x`` reshaped to ``shape``, which has its number of elements (no check needed)."""
+    return x if np.shape(x) == shape else reshape_row(x, shape=shape)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
@@ -336,7 +409,9 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         "unfold", kernel_size, dilation, padding, stride
     )
     _check_fits("unfold", tuple(np.shape(x)[2:]), kernel, dilation, padding)
-    out = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
+    out = unfold_row(
+        x, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride, wide=False
+    )
     return _unbatched(out, batched)
 
 
@@ -370,9 +445,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
             f"of kH*kW = {kernel[0] * kernel[1]} and dim -1 the number of windows, "
             f"{blocks[0]} x {blocks[1]} = {blocks[0] * blocks[1]}, of an output {size}"
         )
-    out = fold_row(
-        x, output_size=size, kernel_size=kernel, dilation=dilation, padding=padding, stride=stride
-    )
+    out = fold_row(x, output_size=size, kernel_size=kernel, dilation=dilation, padding=padding,
+                   stride=stride, wide=False)  # fmt: skip
     return _unbatched(out, batched)
 
 
@@ -439,7 +513,7 @@ def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, gr
     )  # (N, groups, out_channels/groups * kernel, L)
     columns = reshape(columns, (n, out_channels * math.prod(kernel), math.prod(sizes)))
     out = fold_row(columns, output_size=canvas, kernel_size=kernel, dilation=dilation,
-                   padding=((0, 0), (0, 0)), stride=stride)  # fmt: skip
+                   padding=((0, 0), (0, 0)), stride=stride, wide=False)  # fmt: skip
     amounts = [a for p, e in zip(reversed(padding), reversed(extra)) for a in (-p, e - p)]
     if any(amounts):
         out = pad(out, amounts)

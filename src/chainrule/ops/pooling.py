@@ -37,10 +37,11 @@ from .indexing import getitem, index_row
 from .padding import pad
 from .reduce import max as max_over
 from .reduce import max_row
+from .reduce import mean as mean_over
 from .reduce import sum as sum_over
 from .scattering import scatter
 from .shape import permute, reshape, squeeze, unsqueeze
-from .strided import windows_row
+from .strided import contiguous, windows_row
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -169,10 +170,12 @@ def _stacked_windows(x, kernel: tuple, stride: tuple, dilation: tuple, out_sizes
     if stride == kernel and dilation == (1, 1):
         return tiles_row(x, kernel_size=kernel)
     n, c = np.shape(x)[:2]
-    cols = unfold_row(
-        x, kernel_size=kernel, dilation=dilation, padding=((0, 0), (0, 0)), stride=stride
-    )
-    return permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4))
+    no_padding = ((0, 0), (0, 0))
+    cols = unfold_row(x, kernel_size=kernel, dilation=dilation, padding=no_padding,
+                      stride=stride, wide=False)  # fmt: skip
+    # Windows first, in memory too: the max and the search for it read slabs, which a
+    # permuted view of the columns would give them as strided pieces (several times slower).
+    return contiguous(permute(reshape(cols, (n, c, kh * kw, oh, ow)), (2, 0, 1, 3, 4)))
 
 
 def windows_nd(x, kernel: tuple, stride: tuple, dilation: tuple):
@@ -294,9 +297,13 @@ def _avg_pool(op, n, input, kernel_size, stride, padding, ceil_mode, count_inclu
         kernel, stride, padding = (1, *kernel), (1, *stride), (0, *padding)
     sizes, ones = tuple(np.shape(x)[2:]), (1,) * len(kernel)
     outs, extras = _pool_sizes(op, sizes, kernel, stride, padding, ones, ceil_mode)
-    if len(sizes) == 2:  # unfold pads with zeros as it reads
+    if len(sizes) == 2 and stride == kernel and not any(padding) and not any(extras):
+        sums = sum_over(tiles_row(x, kernel_size=kernel), 0)  # windows that tile the input
+    elif len(sizes) == 2:  # unfold pads with zeros as it reads
         widths = tuple((p, p + e) for p, e in zip(padding, extras))
-        cols = unfold_row(x, kernel_size=kernel, dilation=ones, padding=widths, stride=stride)
+        cols = unfold_row(
+            x, kernel_size=kernel, dilation=ones, padding=widths, stride=stride, wide=False
+        )
         sums = sum_over(reshape(cols, (*np.shape(x)[:2], math.prod(kernel), *outs)), 2)
     else:
         sums = sum_over(windows_nd(_padded(x, padding, extras, 0), kernel, stride, ones), -1)
@@ -350,12 +357,14 @@ def _output_sizes(op: str, input, output_size, n: int) -> tuple[int, ...]:
 def _adaptive_avg(op: str, n: int, input, output_size):
     """adaptive_avg_pool{n}d: a matmul with a constant averaging matrix per spatial dim,
     A_h @ x @ A_wᵀ over the last two, then (3-D) A_d times the planes as one matrix's
-    columns."""
+    columns; an output of one element per plane is the plane's mean."""
     _batched(input, op, n)
     _check_float(input, op)
     outs = _output_sizes(op, input, output_size, n)
     shape, dtype = np.shape(input), _dtype(input)
     sizes = shape[-n:]
+    if all(out == 1 for out in outs):  # global pooling, as a ResNet ends: one window, a mean
+        return mean_over(input, tuple(range(-n, 0)), keepdim=True)
     if n == 1:
         return matmul(input, _adaptive_weights(sizes[0], outs[0], dtype).T)
     rows, columns = (_adaptive_weights(s, out, dtype) for s, out in zip(sizes[-2:], outs[-2:]))

@@ -94,25 +94,26 @@ def batch_norm(
                 f"of shape {fmt_shape(shape)}"
             )
         dims = (0, *range(2, len(shape)))
-        mean = input.mean(dims, keepdim=True)
-        var = input.var(dims, correction=0, keepdim=True)
+        mean, var = input.mean(dims), input.var(dims, correction=0)
         with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
+            # running + momentum * (batch - running) = (1 - momentum) * running + ...
             if running_mean is not None:
-                batch_mean = mean.reshape(channels)
-                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
+                running_mean.lerp_(mean, momentum)
             if running_var is not None:
-                unbiased = var.reshape(channels) * (count / (count - 1))
-                running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
+                running_var.lerp_(var * (count / (count - 1)), momentum)  # unbiased
     else:
         if running_mean is None or running_var is None:
             raise DomainError(
                 "batch_norm: running_mean and running_var are needed when training=False"
             )
-        mean, var = running_mean.reshape(per_channel), running_var.reshape(per_channel)
-    out = (input - mean) * ops.rsqrt(var + eps)
+        mean, var = running_mean, running_var
+    # PyTorch's formula: a scale and a shift per channel (small), then x * scale + shift, two
+    # passes over the input where (x - mean) * rstd * weight + bias takes four.
+    scale = ops.rsqrt(var + eps)
     if weight is not None:
-        out = out * weight.reshape(per_channel)
-    return out if bias is None else out + bias.reshape(per_channel)
+        scale = scale * weight
+    shift = -mean * scale if bias is None else bias - mean * scale
+    return input * scale.reshape(per_channel) + shift.reshape(per_channel)
 
 
 def _check_channels(op: str, shape: tuple, tensors: dict) -> int:
