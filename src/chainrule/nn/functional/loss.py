@@ -216,6 +216,8 @@ def cross_entropy(
         loss = -(logp * target).sum(class_dim)
         return _reduce(loss, reduction)
     loss, keep, inverse = _nll(logp, target, weight, ignore_index, reduction, "cross_entropy")
+    if not smoothing:
+        return loss  # the compiler's record or vmap: no one row
     # The uniform part: -sum over classes of weight[c] * logp[c], 0 where the target is ignored.
     if weight is not None:
         logp = logp * _array(weight).reshape(weight_shape).astype(logp.dtype)
