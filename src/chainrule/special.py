@@ -40,23 +40,62 @@ _SATURATED = 10.0
 
 
 def _ratio(p: list[float], q: list[float], t: np.ndarray) -> np.ndarray:
-    """P(t) / Q(t) by Horner's rule."""
-    num = np.full_like(t, p[0])
-    den = np.full_like(t, q[0])
-    for a, b in zip(p[1:], q[1:]):
-        num = num * t + a
-        den = den * t + b
-    return num / den
+    """P(t) / Q(t) by Horner's rule, each step in place on the two arrays it made."""
+    num = t * p[0]
+    num += p[1]
+    den = t * q[0]
+    den += q[1]
+    for a, b in zip(p[2:], q[2:]):
+        num *= t
+        num += a
+        den *= t
+        den += b
+    num /= den
+    return num
+
+
+def _rational(pair: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """P(t) / Q(t) for float64 ``t`` >= 0, P and Q the rows of ``pair`` (constant term first),
+    for results rounded to single precision.
+
+    On arrays of a few thousand elements each NumPy call costs about as much as its
+    arithmetic, so instead of Horner's two calls per coefficient this takes the powers of t
+    into the rows of one array (by doubling: t^2, then t^3 and t^4 from t^2...) and both
+    polynomials from one matrix product. The fitted coefficients are positive but a small
+    last one, so the sums have no cancellation: within an ulp or two of Horner's in float64,
+    far below float32's rounding.
+    """
+    degree = pair.shape[1] - 1
+    powers = np.empty((degree + 1, t.size))
+    powers[0] = 1
+    powers[1] = t.ravel()
+    done = 1
+    while done < degree:
+        for k in range(1, min(done, degree - done) + 1):
+            np.multiply(powers[k], powers[done], out=powers[done + k])
+        done += min(done, degree - done)
+    num, den = pair @ powers
+    num /= den
+    return num.reshape(t.shape)
 
 
 def _exp_minus_square(y: np.ndarray) -> np.ndarray:
     """exp(-y^2) as exp(-r^2) * exp(-(y - r)(y + r)) with r = y rounded down to 1/16.
 
     r^2 is exact, so the rounding error of y^2 (amplified by up to y^2 ~ 100 in exp) is
-    avoided: Cody's trick.
+    avoided: Cody's trick. (Scaling by 16 and 1/16 is exact.)
     """
-    r = np.floor(y * 16) / 16
-    return np.exp(-r * r) * np.exp(-(y - r) * (y + r))
+    r = y * 16.0
+    np.floor(r, out=r)
+    r *= 0.0625
+    near = r - y
+    near *= y + r  # -(y - r)(y + r)
+    np.exp(near, out=near)
+    np.multiply(r, r, out=r)
+    np.negative(r, out=r)
+    np.exp(r, out=r)
+    r *= near
+    return r
 
 
 # erf(x) / x = P(x^2) / Q(x^2) on |x| <= 4 to 2.5e-9 relative, fitted by tools/fit_erf.py: for
@@ -69,20 +108,15 @@ _SINGLE_Q = [1.0, 0.497332838973848, 0.11396060978961657, 0.015479382526748183,
              0.0013124131455773838, 6.390792801266865e-05]  # fmt: skip
 
 
+_SINGLE = np.array([_SINGLE_P, _SINGLE_Q + [0.0]])
+
+
 def _erf_single(x: np.ndarray) -> np.ndarray:
     """erf for float32 or float16 ``x``: one rational function over the whole array (no
-    branches to gather and scatter), evaluated in float64 and rounded back."""
-    y = np.clip(x, -4.0, 4.0, dtype=np.float64)  # nan stays nan, +-inf gives +-1
-    s = y * y
-    num = s * _SINGLE_P[-1] + _SINGLE_P[-2]  # Horner's rule, in place after the first step
-    for a in reversed(_SINGLE_P[:-2]):
-        num *= s
-        num += a
-    den = s * _SINGLE_Q[-1] + _SINGLE_Q[-2]
-    for b in reversed(_SINGLE_Q[:-2]):
-        den *= s
-        den += b
-    num /= den
+    branches to gather and scatter), evaluated in float64 and rounded back once."""
+    y = x.astype(np.float64)  # nan stays nan, +-inf gives +-1
+    np.clip(y, -4.0, 4.0, out=y)
+    num = _rational(_SINGLE, y * y)
     num *= y
     return num.astype(x.dtype)
 
@@ -113,14 +147,20 @@ def erf(x) -> np.ndarray:
 
     rest = ~small  # y > 0.46875, and nan
     tail = _erfc_tail(np.minimum(y[rest], _SATURATED))  # inf would give inf - inf
-    out[rest] = np.copysign((0.5 - tail) + 0.5, x64[rest])
+    np.subtract(0.5, tail, out=tail)
+    tail += 0.5
+    out[rest] = np.copysign(tail, x64[rest], out=tail)
     return out.astype(dtype, copy=False)
 
 
 def _erfc_tail(y: np.ndarray) -> np.ndarray:
     """erfc(y) for y > 0.46875 (and nan), to full relative precision: Cody's two ranges."""
-    out = np.empty_like(y)
     mid = y <= 4.0
+    if mid.all():  # no tail beyond 4, the common case: no gather and scatter
+        out = _exp_minus_square(y)
+        out *= _ratio(_MID_P, _MID_Q, y)
+        return out
+    out = np.empty_like(y)
     ym = y[mid]
     out[mid] = _exp_minus_square(ym) * _ratio(_MID_P, _MID_Q, ym)
     yb = y[~mid]

@@ -129,7 +129,7 @@ cast = Op("cast", lambda x, dtype: x.astype(dtype), vjp=(lambda g: g,), jvp=LINE
           kind="elementwise", doc="x in another dtype (``dtype=``); the gradient is cast back.")
 
 leaky_relu_row = Op(
-    "leaky_relu", lambda x, negative_slope: np.where(x > 0, x, x * negative_slope),
+    "leaky_relu", lambda x, negative_slope: _leaky_relu(x, negative_slope),
     vjp=(lambda g, x, negative_slope: xp.where(x > 0, g, g * negative_slope),),
     jvp=(lambda dx, x, negative_slope: xp.where(x > 0, dx, dx * negative_slope),),
     kind="elementwise", doc="x where positive, else negative_slope * x.")
@@ -191,7 +191,21 @@ _GELU_CUBIC = 0.044715
 
 
 def _gelu_cdf(x, approximate: str):
-    """Phi(x), the standard normal CDF; or PyTorch's tanh approximation of it."""
+    """Phi(x), the standard normal CDF; or PyTorch's tanh approximation of it. On a float
+    array, the same operations in place on one new array (the same numbers)."""
+    if type(x) is np.ndarray and x.dtype.kind == "f" and x.ndim:
+        if approximate == "tanh":
+            cdf = x * _GELU_CUBIC
+            cdf *= x
+            cdf *= x
+            cdf += x
+            cdf *= _SQRT_2_OVER_PI
+            np.tanh(cdf, out=cdf)
+        else:
+            cdf = xp.erf(x * _SQRT_HALF)
+        cdf += 1
+        cdf *= 0.5
+        return cdf
     if approximate == "tanh":
         return 0.5 * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
     return 0.5 * (1 + xp.erf(x * _SQRT_HALF))
@@ -215,6 +229,14 @@ def _gelu_slope(x, cdf, approximate: str):
         t = xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x))
         inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
         return cdf + 0.5 * x * (1 - t * t) * inner_slope
+    if type(x) is np.ndarray and x.dtype.kind == "f" and x.ndim and type(cdf) is np.ndarray:
+        slope = x * x  # the same numbers in place: scaling by -0.5 is exact
+        slope *= -0.5
+        np.exp(slope, out=slope)
+        slope *= x
+        slope *= _INV_SQRT_2PI
+        slope += cdf
+        return slope
     return cdf + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
@@ -245,6 +267,18 @@ def _inside(x, min, max):
     if max is None:
         return x >= min
     return (x >= min) & (x <= max)
+
+
+def _leaky_relu(x, negative_slope):
+    """x where x > 0, else x * negative_slope. With a slope in (0, 1] that is the larger of x
+    and x * slope (the smaller for a slope above 1), one ufunc instead of a comparison and a
+    select; a slope of 0 is left to the select, as inf * 0 would give nan."""
+    if type(negative_slope) is float or type(negative_slope) is int:
+        if 0 < negative_slope <= 1:
+            return np.maximum(x, x * negative_slope)
+        if negative_slope > 1:
+            return np.minimum(x, x * negative_slope)
+    return np.where(x > 0, x, x * negative_slope)
 
 
 def leaky_relu(x, negative_slope: float = 0.01):

@@ -43,15 +43,33 @@ def _softmax(x, dim):
     return e
 
 
+def _log_softmax(x, dim):
+    """(x - max) - log(sum(exp(x - max))), as PyTorch computes it, when every maximum is
+    finite: x - max is kept for the last step, not taken twice. Otherwise (and for integers)
+    x - logsumexp(x), which shifts such slices by 0."""
+    if type(x) is np.ndarray and x.dtype.kind == "f" and x.ndim and x.size:
+        shift = kernels.max_reduce(x, dim, keepdims=True)
+        flat = shift.ravel()
+        # One dot product tells that every maximum is finite (an overflow only takes the
+        # safe way).
+        if math.isfinite(np.dot(flat, flat)):
+            shifted = x - shift
+            total = kernels.add_reduce(np.exp(shifted), dim, keepdims=True)
+            np.log(total, out=total)
+            shifted -= total
+            return shifted
+    return x - _logsumexp(x, dim, True)
+
+
 # fmt: off
 softmax_row = Op(
     "softmax", lambda x, dim: _softmax(x, dim),
     vjp=(lambda g, out, dim: out * (g - xp.sum(g * out, dim, True)),),
     jvp=(lambda dx, out, dim: out * (dx - xp.sum(dx * out, dim, True)),),
     kind="reduction", batch=batch_reduction, doc="exp(x) normalised to sum to 1 along dim.")
-# Written as x - logsumexp(x): finite at ±1000, where log(softmax(x)) would give -inf.
+# Written with logsumexp: finite at ±1000, where log(softmax(x)) would give -inf.
 log_softmax_row = Op(
-    "log_softmax", lambda x, dim: x - _logsumexp(x, dim, True),
+    "log_softmax", lambda x, dim: _log_softmax(x, dim),
     vjp=(lambda g, out, dim: g - xp.exp(out) * xp.sum(g, dim, True),),
     jvp=(lambda dx, out, dim: dx - xp.sum(xp.exp(out) * dx, dim, True),),
     kind="reduction", batch=batch_reduction, doc="log(softmax(x, dim)), finite for large |x|.")

@@ -49,6 +49,8 @@ def normalize_dims(ndim: int, dim, op: str) -> tuple[int, ...]:
     """
     if dim is None:
         return _ALL_DIMS[ndim]
+    if type(dim) is int and -ndim <= dim < ndim:  # the common case, first
+        return (dim % ndim,)
     dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
     if not dims:
         return tuple(range(ndim))
@@ -288,6 +290,17 @@ def _logsumexp(x, dim, keepdim):
     return out if keepdim else out.reshape([n for d, n in enumerate(out.shape) if d not in dim])
 
 
+def _at(reduce: np.ufunc, x, dim: tuple, keepdim: bool, indices: np.ndarray):
+    """The values of x at ``indices`` along ``dim`` (kept), the extremes ``reduce`` finds:
+    picked by one flat index when ``dim`` is the last axis of a C-ordered array (cheaper than
+    reducing again over short rows), else reduced."""
+    if type(x) is np.ndarray and dim and dim[0] == x.ndim - 1 and x.flags.c_contiguous:
+        rows = x.reshape(-1, x.shape[-1])
+        out = rows[np.arange(len(rows)), indices.reshape(-1)]
+        return out.reshape(indices.shape if keepdim else indices.shape[:-1])
+    return reduce.reduce(x, axis=dim, keepdims=keepdim)
+
+
 def _norm(x, p, dim, keepdim):
     a = np.abs(x)
     if p == 2:
@@ -331,15 +344,15 @@ amin_row = reduction(
     lambda x, out, dim: _ties(x == out, dim, x),
     doc="The minimum over dim; tied elements share the gradient equally.")
 # max(x, dim) and min(x, dim): the values at precomputed indices (each slice's first extreme,
-# so np.amax reads them faster than np.take_along_axis would gather them); only those get
+# so the reduction reads them, or `_at` picks them); only those get
 # gradient. No batching rule: the public functions find the indices from the values first.
 _READS_INDICES = Loops("max(x, dim) and min(x, dim) find their indices from the values")
 max_row = reduction(
-    "max", lambda x, dim, keepdim, indices: np.amax(x, axis=dim, keepdims=keepdim),
+    "max", lambda x, dim, keepdim, indices: _at(np.maximum, x, dim, keepdim, indices),
     lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices), batch=_READS_INDICES,
     doc="max(x, dim).values; the gradient goes to the first maximum of each slice only.")
 min_row = reduction(
-    "min", lambda x, dim, keepdim, indices: np.amin(x, axis=dim, keepdims=keepdim),
+    "min", lambda x, dim, keepdim, indices: _at(np.minimum, x, dim, keepdim, indices),
     lambda x_shape, dim, indices: _one_hot(x_shape, dim, indices), batch=_READS_INDICES,
     doc="min(x, dim).values; the gradient goes to the first minimum of each slice only.")
 logsumexp_row = reduction("logsumexp", _logsumexp, lambda x, out: xp.exp(x - out),
@@ -348,11 +361,11 @@ norm_row = reduction("norm", _norm, lambda x, out, p, dim: _norm_partial(x, out,
                      doc="The p-norm over dim.")
 
 argmax_row = Op("argmax", lambda x, dim, keepdim:
-                np.argmax(x, axis=dim, keepdims=keepdim).astype(np.int64),
+                np.asarray(x).argmax(axis=dim, keepdims=keepdim).astype(np.int64, copy=False),
                 vjp=None, inputs=("x",), kind="reduction", batch=_batch_arg_reduction,
                 doc="The index of the first maximum (int64), over dim or all elements.")
 argmin_row = Op("argmin", lambda x, dim, keepdim:
-                np.argmin(x, axis=dim, keepdims=keepdim).astype(np.int64),
+                np.asarray(x).argmin(axis=dim, keepdims=keepdim).astype(np.int64, copy=False),
                 vjp=None, inputs=("x",), kind="reduction", batch=_batch_arg_reduction,
                 doc="The index of the first minimum (int64), over dim or all elements.")
 all_row = Op("all", lambda x, dim, keepdim: np.all(x, axis=dim, keepdims=keepdim),
@@ -384,7 +397,7 @@ def _dims(x, dim, op: str) -> tuple[int, ...]:
 
 def _one_dim(x, dim, op: str, hint: str = "") -> tuple[int, ...]:
     """A single ``dim`` (an int) normalised to a tuple of one, or () for a 0-d tensor."""
-    if not isinstance(dim, numbers.Integral):
+    if type(dim) is not int and not isinstance(dim, numbers.Integral):
         raise DTypeError(f"{op}: dim must be one int, got {dim!r}{hint}")
     return _dims(x, dim, op)
 
@@ -502,7 +515,7 @@ def _extreme_indices(x, find: Callable, dims: tuple, keepdim: bool) -> tuple:
     none): as the row keeps them (dims kept), and as returned to the caller."""
     data = np.asarray(_data(x))
     indices = find(data, axis=dims[0], keepdims=True) if dims else np.zeros((), np.int64)
-    indices = indices.astype(np.int64)
+    indices = indices.astype(np.int64, copy=False)
     returned = np.squeeze(indices, axis=dims) if not keepdim and dims else indices
     # A copy: the row keeps ``indices`` for backward, and the caller may change what we return
     # in place (index arrays are copied where they are kept, see indexing._index_item).
