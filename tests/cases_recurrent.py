@@ -3,6 +3,7 @@ arithmetic written with PyTorch's ops, as its CPU cells compute it."""
 
 from cases import Case
 from hypothesis import strategies as st
+from strategies import away_from_zero, reals
 
 
 def _cell_shapes(gates: int, lead_max: int = 2):
@@ -80,7 +81,40 @@ def _scan_torch(gates_x, h0, c0, w_hh, b_hh):
     return torch.stack(steps)
 
 
+def _rnn_shapes():
+    """(gates_x, h0, w_hh, b_hh) shapes of an Elman RNN layer."""
+    sizes = st.tuples(st.integers(1, 3), st.integers(1, 2), st.integers(1, 3))
+    return sizes.map(lambda s: ((s[0], s[1], s[2]), (s[1], s[2]), (s[2], s[2]), (s[2],)))
+
+
+def _rnn(nonlinearity):
+    def run(gates_x, h0, w_hh, b_hh):
+        from chainrule.ops.recurrent import rnn_scan_row
+
+        return rnn_scan_row(gates_x, h0, w_hh, b_hh, nonlinearity=nonlinearity)
+
+    return run
+
+
+def _rnn_torch(nonlinearity):
+    def run(gates_x, h0, w_hh, b_hh):
+        import torch
+
+        act = torch.tanh if nonlinearity == "tanh" else torch.relu
+        h, steps = h0, []
+        for t in range(gates_x.shape[0]):
+            h = act(gates_x[t] + (h @ w_hh.T + b_hh))
+            steps.append(h)
+        return torch.stack(steps)
+
+    return run
+
+
 CASES = {
+    "rnn_scan": Case(_rnn("tanh"), _rnn_shapes(), torch_fn=_rnn_torch("tanh")),
+    # Pre-activations kept away from relu's kink at 0: |h W + b| stays below 1.5.
+    "rnn_scan[relu]": Case(_rnn("relu"), _rnn_shapes(), (away_from_zero(1.5, 3.0),
+                           reals(-0.1, 0.1)), torch_fn=_rnn_torch("relu")),
     "lstm_scan": Case(_scan, _scan_shapes(), torch_fn=_scan_torch),
     "gru_cell_update": Case(_gru, _cell_shapes(3), torch_fn=_gru_torch),
     "lstm_cell_state": Case(_lstm_state, _cell_shapes(4),

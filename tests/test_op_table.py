@@ -40,7 +40,7 @@ def test_rows_that_loop_under_vmap_say_why():
     # with class indices: their targets' index is built for one example's shape.
     assert set(looping) == {
         "fill", "copy_into", "index_put", "copy_slices", "max", "min", "nonzero", "unique",
-        "bincount", "unique_consecutive", "cross_entropy", "nll_loss", "lstm_scan",
+        "bincount", "unique_consecutive", "cross_entropy", "nll_loss", "lstm_scan", "rnn_scan",
     }  # fmt: skip
     assert all(reason for reason in looping.values())
 

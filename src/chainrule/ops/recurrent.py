@@ -369,3 +369,118 @@ lstm_scan_row = Op(
 def _scan_saving(gates_x, h0, c0, w_hh, b_hh):
     out, tape = _lstm_scan(gates_x, h0, c0, w_hh, b_hh)
     return out, {"tape": tape}
+
+
+# A whole Elman RNN layer's scan: h_t = act(gates_x[t] + h W_hh^T + b_hh), one node.
+
+
+def _contiguous_transpose(w):
+    w_t = xp.transpose(w, 0, 1)
+    return w_t.contiguous() if isinstance(w_t, Tensor) else np.ascontiguousarray(w_t)
+
+
+def _rnn_scan(gates_x, h0, w_hh, b_hh, nonlinearity: str):
+    """Every step's h, (T, B, H), as PyTorch's CPU RNN computes a step: act((h Wₕᵀ + bₕ) +
+    gates_x[t]) with act tanh or relu."""
+    w_t = _contiguous_transpose(w_hh)
+    if all(type(a) is np.ndarray for a in (gates_x, h0, w_hh, b_hh)):
+        batch = np.broadcast_shapes(gates_x.shape[1:-1], h0.shape[:-1])
+        out = np.empty((gates_x.shape[0], *batch, h0.shape[-1]), np.result_type(gates_x, h0))
+        h = h0
+        for t in range(gates_x.shape[0]):
+            a = out[t]
+            np.matmul(h, w_t, out=a)
+            a += b_hh
+            a += gates_x[t]
+            if nonlinearity == "tanh":
+                np.tanh(a, out=a)
+            else:
+                np.maximum(a, 0, out=a)
+            h = a
+        return out
+    h, steps = h0, []
+    for t in range(gates_x.shape[0]):
+        a = h @ w_t + b_hh + gates_x[t]
+        h = xp.tanh(a) if nonlinearity == "tanh" else xp.maximum(a, 0)
+        steps.append(h)
+    return _stack(steps)
+
+
+def _rnn_slopes(out, nonlinearity: str):
+    """The activation's derivative at every step, from its output."""
+    if nonlinearity == "tanh":
+        return 1 - out * out
+    positive = out > 0  # relu: 1 where the output is positive, as PyTorch's threshold
+    return positive.to(out.dtype) if isinstance(positive, Tensor) else positive.astype(out.dtype)
+
+
+def _rnn_scan_backward(g, out, h0, w_hh, nonlinearity: str):
+    """The gradients of (gates_x, h0, w_hh, b_hh) from g (T, B, H), through time."""
+    steps, size = out.shape[0], h0.shape[-1]
+    slopes = _rnn_slopes(out, nonlinearity)
+    d_steps = [None] * steps
+    dh_next = None
+    for t in range(steps - 1, -1, -1):
+        dh = g[t] if dh_next is None else g[t] + dh_next
+        d = dh * slopes[t]
+        d_steps[t] = d
+        dh_next = d @ w_hh
+    d_gates = _stack(d_steps)
+    h_prev = _stack([xp.expand(h0, out.shape[1:]), *(out[t] for t in range(steps - 1))])
+    rows = d_gates.reshape((-1, size))
+    d_w = xp.transpose(rows, 0, 1) @ h_prev.reshape((-1, size))
+    return d_gates, dh_next, d_w, xp.sum(rows, 0)
+
+
+def _rnn_scan_rule(k: int):
+    """The rule for input k of the scan: its part of the gradients worked out once."""
+
+    def rule(g, out, h0, w_hh, nonlinearity, tape):
+        if tape.seed is not g:
+            tape.grads = _rnn_scan_backward(g, out, h0, w_hh, nonlinearity)
+            tape.seed = g
+        return tape.grads[k]
+
+    return rule
+
+
+def _rnn_scan_tangent(out, h0, w_hh, nonlinearity, dgates_x=None, dh0=None, dw_hh=None,
+                      db_hh=None):  # fmt: skip
+    """The output's tangent (T, B, H) from the given inputs' tangents (None: zero)."""
+    slopes = _rnn_slopes(out, nonlinearity)
+    w_t = xp.transpose(w_hh, 0, 1)
+    dh = xp.zeros_like(h0) if dh0 is None else dh0
+    parts = []
+    for t in range(out.shape[0]):
+        da = dh @ w_t
+        if dw_hh is not None:
+            da = da + (out[t - 1] if t else h0) @ xp.transpose(dw_hh, 0, 1)
+        if db_hh is not None:
+            da = da + db_hh
+        if dgates_x is not None:
+            da = da + dgates_x[t]
+        dh = da * slopes[t]
+        parts.append(dh)
+    return _stack(parts)
+
+
+rnn_scan_row = Op(
+    "rnn_scan", lambda gates_x, h0, w_hh, b_hh, nonlinearity:
+    _rnn_scan(gates_x, h0, w_hh, b_hh, nonlinearity),
+    inputs=("gates_x", "h0", "w_hh", "b_hh"),
+    vjp=tuple(_rnn_scan_rule(k) for k in range(4)),
+    jvp=(lambda dgates_x, out, h0, w_hh, nonlinearity:
+         _rnn_scan_tangent(out, h0, w_hh, nonlinearity, dgates_x=dgates_x),
+         lambda dh0, out, h0, w_hh, nonlinearity:
+         _rnn_scan_tangent(out, h0, w_hh, nonlinearity, dh0=dh0),
+         lambda dw_hh, out, h0, w_hh, nonlinearity:
+         _rnn_scan_tangent(out, h0, w_hh, nonlinearity, dw_hh=dw_hh),
+         lambda db_hh, out, h0, w_hh, nonlinearity:
+         _rnn_scan_tangent(out, h0, w_hh, nonlinearity, db_hh=db_hh)),
+    residuals={"tape": lambda: ScanTape(None, None)},
+    forward_saving=lambda gates_x, h0, w_hh, b_hh, nonlinearity: (
+        _rnn_scan(gates_x, h0, w_hh, b_hh, nonlinearity), {"tape": ScanTape(None, None)}),
+    kind="cell",
+    batch=Loops("the recurrence runs once per example under vmap"),
+    doc="An Elman RNN layer over time (tanh or relu): each step's h, (T, B, H).",
+)  # fmt: skip

@@ -81,6 +81,19 @@ def _lstm_scan(gates_x: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None,
     return (ops.flip(outputs, (0,)) if reverse else outputs), (out[-1, :, :size], out[-1, :, size:])
 
 
+def _rnn_scan(gates_x: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, mode: str,
+              reverse: bool):  # fmt: skip
+    """An Elman RNN layer's whole sequence as one row (`chainrule.ops.recurrent.rnn_scan_row`):
+    (outputs (L, N, H), h_n)."""
+    if b_hh is None:
+        b_hh = np.zeros(w_hh.shape[0], w_hh.dtype)
+    if reverse:
+        gates_x = ops.flip(gates_x, (0,))
+    nonlinearity = "tanh" if mode == "RNN_TANH" else "relu"
+    out = ops.recurrent.rnn_scan_row(gates_x, h0, w_hh, b_hh, nonlinearity=nonlinearity)
+    return (ops.flip(out, (0,)) if reverse else out), out[-1]
+
+
 def _check_int(value, name: str, owner: str, minimum: int = 1) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise DTypeError(f"{owner}: {name} must be an int, got {type(value).__name__}")
@@ -394,6 +407,8 @@ class RNNBase(Module):
         w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
         if self.mode == "LSTM":
             return _lstm_scan(F.linear(input, w_ih, b_ih), state, w_hh, b_hh, reverse)
+        if self.mode in ("RNN_TANH", "RNN_RELU"):
+            return _rnn_scan(F.linear(input, w_ih, b_ih), state, w_hh, b_hh, self.mode, reverse)
         steps = ops.unbind(F.linear(input, w_ih, b_ih), 0)  # one matmul for every step
         w_hh_t = w_hh.mT
         outputs = [None] * len(steps)
