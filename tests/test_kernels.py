@@ -126,3 +126,17 @@ def test_add_at_leaves_other_indices_and_errors_to_numpy():
     with pytest.raises(IndexError):  # out of range in the second axis: never another row
         kernels.add_at(wide, (np.zeros(300, np.int64), second), np.ones((300, 16)))
     assert not wide.any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_shifted_is_numpys_exp_exactly(dtype):
+    # A masked attention row shifted by its maximum: -inf, underflows to 0 and to subnormals,
+    # among ordinary values; and inf and nan, which it leaves to NumPy.
+    rng = np.random.default_rng(5)
+    special = [-np.inf, -1e30, -800.0, -746.0, -745.2, -745.14, -745.13, -745.1, -740.0,
+               -709.0, -708.5, -708.0, -707.9, -1.0, -0.0, 0.0, np.inf, np.nan]  # fmt: skip
+    x = np.concatenate([np.repeat(special, 300), rng.uniform(-50, 0, 4000)]).astype(dtype)
+    rng.shuffle(x)
+    got = kernels.exp_shifted(x.copy())
+    np.testing.assert_array_equal(got, np.exp(x))
+    assert got.dtype == dtype

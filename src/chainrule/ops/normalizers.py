@@ -36,7 +36,7 @@ __all__ = ["log_softmax", "softmax"]
 def _softmax(x, dim):
     e = np.asarray(x - max_shift(x, dim))  # the largest exponent is 0
     if e.dtype.kind == "f":
-        np.exp(e, out=e)  # in place: e is this function's own array
+        kernels.exp_shifted(e)  # in place: e is this function's own array
     else:
         e = np.exp(e)  # integers: a float result
     e /= kernels.add_reduce(e, dim, keepdims=True)
@@ -54,7 +54,7 @@ def _log_softmax(x, dim):
         # safe way).
         if math.isfinite(np.dot(flat, flat)):
             shifted = x - shift
-            total = kernels.add_reduce(np.exp(shifted), dim, keepdims=True)
+            total = kernels.add_reduce(kernels.exp_shifted(shifted.copy()), dim, keepdims=True)
             np.log(total, out=total)
             shifted -= total
             return shifted

@@ -281,7 +281,7 @@ def _logsumexp(x, dim, keepdim):
         shift = np.where(np.isfinite(shift), shift, 0)
     e = x - shift
     if type(e) is np.ndarray and e.dtype.kind == "f":
-        np.exp(e, out=e)  # in place: e is this function's own array
+        kernels.exp_shifted(e)  # in place: e is this function's own array
     else:
         e = np.exp(e)  # integers (a float result), or a 0-d x's scalar
     out = np.asarray(kernels.add_reduce(e, dim, keepdims=True))  # a 0-d x gives a scalar
