@@ -105,11 +105,24 @@ def einsum_case(equation, *templates, **options):
     )
 
 
+def _torch_linear(x, w, b):
+    import torch
+
+    return torch.nn.functional.linear(x, w, b)
+
+
 CASES = {
     "matmul": Case(lambda x, y: x @ y, matmul_shapes()),
     "matmul[batched]": Case(lambda x, y: x.matmul(y), matmul_shapes(batched=True)),
     "matmul[vector]": Case(lambda x, y: x @ y, matmul_shapes(batched=True, vectors=True)),
     "matmul[self]": Case(lambda x: x @ x.mT, matmul_shapes().map(lambda s: s[:1])),
+    "linear": Case(
+        lambda x, w, b: products.linear_row(x, w, b),
+        st.sampled_from(
+            [((3, 4), (2, 4), (2,)), ((2, 3, 4), (5, 4), (5,)), ((2, 1, 3, 2), (3, 2), (1,))]
+        ),
+        torch_fn=lambda x, w, b: _torch_linear(x, w, b),
+    ),
     "matmul_add": Case(
         lambda x, y, z: products.matmul_add_row(x, y, z),
         from_sizes("bij", "jk", "bik"),

@@ -63,7 +63,7 @@ def functional_call(
     >>> out = functional_call(layer, {"weight": w, "bias": chainrule.zeros(1)},
     ...                       (chainrule.tensor([[3.0, 4.0]]),))
     >>> out.backward(); out, w.grad
-    (tensor([[11.]], grad_fn=<MatmulAddBackward>), tensor([[3., 4.]]))
+    (tensor([[11.]], grad_fn=<LinearBackward>), tensor([[3., 4.]]))
     """
     given = _merged(parameter_and_buffer_dicts)
     slots: dict[str, list[tuple[dict, str]]] = {}

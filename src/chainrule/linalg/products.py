@@ -169,7 +169,28 @@ matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"), check=_ch
                     kind="contraction", batch=_batch_matmul, flops=matmul_flops,
                     writes_out=True,
                     doc="x @ y + z in one pass (a linear layer or a convolution with a bias).")
+# input @ weight.T + bias with the weight as a linear layer keeps it, (out, in): one node per
+# layer, not a transposed view's node and the product's.
+linear_row = Op("linear", lambda x, w, b, out=None: _matmul_add(x, w.mT, b, out),
+                inputs=("x", "w", "b"), check=_check_matmul_add,
+                vjp=(lambda g, w: _matmul(g, w), lambda g, x: _linear_grad_w(g, x),
+                     lambda g: g),
+                jvp=(lambda dx, w: _matmul(dx, w.mT), lambda dw, x: _matmul(x, dw.mT),
+                     lambda db: db),
+                kind="contraction", flops=lambda x, w, b: matmul_flops(x, w[::-1]),
+                batch=lambda op, values, batched, params: _batch_matmul(
+                    matmul_add_row, [values[0], values[1].mT, values[2]], batched, params),
+                writes_out=True,
+                doc="x @ w.T + b with w of shape (out, in), as a linear layer computes it.")
 # fmt: on
+
+
+def _linear_grad_w(g, x):
+    """The gradient of x @ w.T for w (out, in): gᵀ x, summed over the leading dims as one
+    product over the merged rows."""
+    if g.ndim > 2:
+        g, x = g.reshape((-1, g.shape[-1])), x.reshape((-1, x.shape[-1]))
+    return _matmul(g.mT, x)
 
 
 def _both(x_shape: tuple, y_shape: tuple) -> str:

@@ -35,7 +35,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None or len(shape) < 2:
         out = ops.matmul(input, weight.mT)
         return out if bias is None else out + bias
-    return ops.linalg.products.matmul_add_row(input, weight.mT, bias)  # one pass adds the bias
+    return ops.linalg.products.linear_row(input, weight, bias)  # one pass adds the bias
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
