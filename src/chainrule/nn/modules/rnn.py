@@ -32,40 +32,34 @@ _CHUNKS = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 # One time step of each kind. ``gates_x`` is the input's projection x @ W_ih.T + b_ih, computed
-# for the whole sequence at once; the step adds the hidden state's projection, h @ ``w_hh_t`` +
-# b_hh, with ``w_hh_t`` = W_hh.T taken once for the sequence. The gates' arithmetic is one row
-# per step (`chainrule.ops.recurrent`), one node instead of a dozen.
+# for the whole sequence at once; the step adds the hidden state's projection, h @ W_hh.T +
+# b_hh (one `linear` row). The gates' arithmetic is one row per step
+# (`chainrule.ops.recurrent`), one node instead of a dozen.
 
 
-def _projection(h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
-    if b_hh is None:
-        return ops.matmul(h, w_hh_t)
-    return ops.linalg.products.matmul_add_row(h, w_hh_t, b_hh)
-
-
-def _rnn_step(gates_x: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, mode: str) -> Tensor:
-    pre = gates_x + _projection(h, w_hh_t, b_hh)
+def _rnn_step(gates_x: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, mode: str) -> Tensor:
+    pre = gates_x + F.linear(h, w_hh, b_hh)
     return ops.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)
 
 
-def _lstm_step(gates_x: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None) -> tuple:
+def _lstm_step(gates_x: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None) -> tuple:
     h, c = state
-    gates = gates_x + _projection(h, w_hh_t, b_hh)  # PyTorch's gate order: i, f, g, o
+    gates = gates_x + F.linear(h, w_hh, b_hh)  # PyTorch's gate order: i, f, g, o
     c = ops.recurrent.lstm_cell_state_row(gates, c)
     return ops.recurrent.lstm_cell_output_row(gates, c), c
 
 
-def _gru_step(gates_x: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+def _gru_step(gates_x: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     # r gates W_hn h + b_hn, as PyTorch (and cuDNN) do
-    return ops.recurrent.gru_cell_update_row(gates_x, _projection(h, w_hh_t, b_hh), h)
+    return ops.recurrent.gru_cell_update_row(gates_x, F.linear(h, w_hh, b_hh), h)
 
 
-def _step(mode: str, gates_x: Tensor, state, w_hh_t: Tensor, b_hh: Tensor | None):
+def _step(mode: str, gates_x: Tensor, state, w_hh: Tensor, b_hh: Tensor | None):
     if mode == "LSTM":
-        return _lstm_step(gates_x, state, w_hh_t, b_hh)
+        return _lstm_step(gates_x, state, w_hh, b_hh)
     if mode == "GRU":
-        return _gru_step(gates_x, state, w_hh_t, b_hh)
-    return _rnn_step(gates_x, state, w_hh_t, b_hh, mode)
+        return _gru_step(gates_x, state, w_hh, b_hh)
+    return _rnn_step(gates_x, state, w_hh, b_hh, mode)
 
 
 def _lstm_scan(gates_x: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None, reverse: bool):
@@ -217,7 +211,7 @@ class RNNCell(RNNCellBase):
         input, batched = self._batched(input)
         h = self._state(hx, input, batched)
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
-        h = _rnn_step(self._gates_x(input), h, self.weight_hh.mT, self.bias_hh, mode)
+        h = _rnn_step(self._gates_x(input), h, self.weight_hh, self.bias_hh, mode)
         return h if batched else h[0]
 
 
@@ -248,7 +242,7 @@ class LSTMCell(RNNCellBase):
             raise DTypeError(f"LSTMCell: hx must be a pair (h_0, c_0), got {type(hx).__name__}")
         h0, c0 = (None, None) if hx is None else hx
         state = (self._state(h0, input, batched, "h_0"), self._state(c0, input, batched, "c_0"))
-        h, c = _lstm_step(self._gates_x(input), state, self.weight_hh.mT, self.bias_hh)
+        h, c = _lstm_step(self._gates_x(input), state, self.weight_hh, self.bias_hh)
         return (h, c) if batched else (h[0], c[0])
 
 
@@ -272,7 +266,7 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, batched = self._batched(input)
         h = self._state(hx, input, batched)
-        h = _gru_step(self._gates_x(input), h, self.weight_hh.mT, self.bias_hh)
+        h = _gru_step(self._gates_x(input), h, self.weight_hh, self.bias_hh)
         return h if batched else h[0]
 
 
@@ -410,10 +404,9 @@ class RNNBase(Module):
         if self.mode in ("RNN_TANH", "RNN_RELU"):
             return _rnn_scan(F.linear(input, w_ih, b_ih), state, w_hh, b_hh, self.mode, reverse)
         steps = ops.unbind(F.linear(input, w_ih, b_ih), 0)  # one matmul for every step
-        w_hh_t = w_hh.mT
         outputs = [None] * len(steps)
         for t in reversed(range(len(steps))) if reverse else range(len(steps)):
-            state = _step(self.mode, steps[t], state, w_hh_t, b_hh)
+            state = _step(self.mode, steps[t], state, w_hh, b_hh)
             outputs[t] = state[0] if self.mode == "LSTM" else state
         return ops.stack(outputs), state
 
@@ -451,7 +444,6 @@ class RNNBase(Module):
         last step, so the state grows from the longest sequences' end."""
         w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
         gates = F.linear(data, w_ih, b_ih)  # one matmul for every step
-        w_hh_t = w_hh.mT
         starts = np.cumsum(sizes) - sizes
         lstm = self.mode == "LSTM"
         initial = state if lstm else (state,)
@@ -466,7 +458,7 @@ class RNNBase(Module):
             elif size > rows:
                 state = tuple(ops.cat([s, s0[rows:size]]) for s, s0 in zip(state, initial))
             new = _step(self.mode, gates[starts[t] : starts[t] + size], state if lstm else
-                        state[0], w_hh_t, b_hh)  # fmt: skip
+                        state[0], w_hh, b_hh)  # fmt: skip
             state = new if lstm else (new,)
             outputs[t] = state[0]
         if ended:
