@@ -12,6 +12,7 @@ from ... import ops
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...errors import DomainError, ShapeError, fmt_shape
+from ...ops import normalizers
 
 __all__ = [
     "batch_norm",
@@ -93,7 +94,10 @@ def batch_norm(
                 f"batch_norm: expected more than 1 value per channel when training, got input "
                 f"of shape {fmt_shape(shape)}"
             )
-        dims = (0, *range(2, len(shape)))
+        dims = (-len(shape), *range(2 - len(shape), 0))  # all but the channel dim
+        if np.dtype(input.dtype).kind == "f":
+            return _batch_norm_training(input, running_mean, running_var, weight, bias,
+                                        momentum, eps, dims, count)  # fmt: skip
         mean, var = input.mean(dims), input.var(dims, correction=0)
         with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
             # running + momentum * (batch - running) = (1 - momentum) * running + ...
@@ -114,6 +118,31 @@ def batch_norm(
         scale = scale * weight
     shift = -mean * scale if bias is None else bias - mean * scale
     return input * scale.reshape(per_channel) + shift.reshape(per_channel)
+
+
+def _batch_norm_training(
+    input, running_mean, running_var, weight, bias, momentum, eps, dims, count
+) -> Tensor:
+    """Batch norm on the batch's statistics, computed once (`batch_norm_stats_row`): the
+    running statistics move towards them, and `batch_norm_row` normalises by them."""
+    with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
+        stats = normalizers.batch_norm_stats_row(input, dims=dims)
+        for k, running, factor in ((0, running_mean, 1), (1, running_var, count / (count - 1))):
+            if running is not None:  # the variance unbiased
+                running._inplace(_running_update(k, momentum, factor), stats, "batch_norm")
+    channels, dtype = np.shape(input)[1], np.dtype(input.dtype)
+    if weight is None:
+        weight = np.ones(channels, dtype)
+    if bias is None:
+        bias = np.zeros(channels, dtype)
+    return normalizers.batch_norm_row(input, weight, bias, stats, dims=dims, eps=eps)
+
+
+def _running_update(k: int, momentum: float, factor: float):
+    """The in-place update of a running statistic from row k of the batch's statistics."""
+    return lambda running, stats: normalizers.batch_norm_running_row(
+        running, stats, k=k, momentum=momentum, factor=factor
+    )
 
 
 def _check_channels(op: str, shape: tuple, tensors: dict) -> int:
