@@ -1,6 +1,7 @@
 """Cases for the normalisation and binary cross-entropy rows of chainrule.ops.normalizers:
 batch norm in training (its statistics, their running update, the channel sums of its
-backward) and the two binary cross entropies, against PyTorch's functions."""
+backward), layer norm with its weight and bias, and the two binary cross entropies, against
+PyTorch's functions."""
 
 import math
 
@@ -63,6 +64,28 @@ def _running(running, stats):
     return batch_norm_running_row(running, stats, k=1, momentum=0.1, factor=2.0)
 
 
+def _layer_norm_shapes(trailing: int):
+    """(x, weight, bias): x of 1 to 3 dims, weight and bias its last ``trailing`` dims."""
+
+    def build(x_shape):
+        return (x_shape, x_shape[-trailing:], x_shape[-trailing:])
+
+    sizes = st.lists(st.integers(1, 3), min_size=trailing, max_size=3).map(tuple)
+    return sizes.filter(lambda s: math.prod(s[-trailing:]) > 1).map(build)
+
+
+def _layer_norm(x, weight, bias):
+    from chainrule.ops.normalizers import layer_norm_row
+
+    return layer_norm_row(x, weight, bias, dims=tuple(range(-weight.ndim, 0)), eps=1e-5)
+
+
+def _torch_layer_norm(x, weight, bias):
+    import torch
+
+    return torch.nn.functional.layer_norm(x, weight.shape, weight, bias, eps=1e-5)
+
+
 def _bce(x, target):
     from chainrule.ops.normalizers import binary_cross_entropy_row
 
@@ -88,6 +111,10 @@ CASES = {
     # Distinct elements: no channel is constant (where rstd is 1 / sqrt(eps)).
     "batch_norm": Case(_batch_norm, _batch_shapes("wb"), (distinct(), reals()),
                        torch_fn=_torch_batch_norm),
+    "layer_norm": Case(_layer_norm, _layer_norm_shapes(1), (distinct(), reals()),
+                       torch_fn=_torch_layer_norm),
+    "layer_norm[two_dims]": Case(_layer_norm, _layer_norm_shapes(2), (distinct(), reals()),
+                                 torch_fn=_torch_layer_norm),
     "batch_norm_stats": Case(_stats, _batch_shapes(), (distinct(),), torch_fn=_torch_stats),
     "channel_sum": Case(_channel_sum, _batch_shapes(),
                         torch_fn=lambda x: x.sum(DIMS[x.ndim], keepdim=True)),

@@ -26,7 +26,7 @@ import numpy as np
 from .. import kernels, xp
 from .._tensor import Tensor
 from ..observe import replayed_whole
-from ..op import LINEAR, Loops, Op, elementwise
+from ..op import LINEAR, Loops, Op, elementwise, with_rank
 from .arguments import as_tensor
 from .reduce import _logsumexp, _one_dim, batch_reduction, max_shift
 from .shape import stack
@@ -252,6 +252,38 @@ standardize_row = Op(
     # dims count from the end, so a batch dim in front changes nothing.
     batch=lambda op, values, batched, params: op(values[0], **params),
     doc="(x - mean) / sqrt(var + eps) over the trailing dims (negative numbers, biased var).",
+)  # fmt: skip
+
+
+def _layer_norm_saving(x, weight, bias, dims: tuple, eps: float):
+    out, residuals = _standardize_saving(x, dims, eps)
+    out *= weight
+    out += bias
+    return out, residuals
+
+
+# Layer norm with its weight and bias: standardizing, then out * weight + bias in place, one
+# node where three were. The engine sums the weight's and the bias's gradients over the
+# leading dims.
+layer_norm_row = Op(
+    "layer_norm",
+    lambda x, weight, bias, dims, eps: _layer_norm_saving(x, weight, bias, dims, eps)[0],
+    inputs=("x", "weight", "bias"),
+    vjp=(lambda g, x, weight, mean, std, dims: _projected(g * weight, x, mean, std, dims),
+         lambda g, x, mean, std: g * ((x - mean) / std),
+         lambda g: g),
+    jvp=(lambda dx, x, weight, mean, std, dims: _projected(dx, x, mean, std, dims) * weight,
+         lambda dweight, x, mean, std: (x - mean) / std * dweight,
+         lambda dbias: dbias),
+    residuals={"mean": lambda x, dims: _mean_ops(x, dims), "std": _std_ops},
+    forward_saving=_layer_norm_saving,
+    kind="reduction",
+    # dims count from the end, and weight and bias are shaped as those dims: a batch dim in
+    # front of x broadcasts, one in front of weight or bias is moved past x's leading dims.
+    batch=lambda op, values, batched, params: op(
+        values[0], *[with_rank(v, values[0].ndim - batched[0]) if b else v
+                     for v, b in zip(values[1:], batched[1:])], **params),
+    doc="(x - mean) / sqrt(var + eps) over the trailing dims, times weight, plus bias.",
 )  # fmt: skip
 
 

@@ -45,10 +45,27 @@ def layer_norm(
             f"layer_norm: input of shape {fmt_shape(input_shape)} does not end in "
             f"normalized_shape {fmt_shape(shape)}"
         )
-    out = ops.normalizers.standardize_row(input, dims=tuple(range(-len(shape), 0)), eps=eps)
+    dims = tuple(range(-len(shape), 0))
+    if _affine_row_fits(input, shape, weight, bias):
+        dtype = np.dtype(input.dtype)
+        weight = np.ones(shape, dtype) if weight is None else weight
+        bias = np.zeros(shape, dtype) if bias is None else bias
+        return normalizers.layer_norm_row(input, weight, bias, dims=dims, eps=eps)
+    out = normalizers.standardize_row(input, dims=dims, eps=eps)
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
+
+
+def _affine_row_fits(input, shape: tuple, weight, bias) -> bool:
+    """Whether layer norm's weight and bias (one at least) have the normalized shape and the
+    input's float dtype, as `layer_norm_row` takes them; otherwise they broadcast as ops."""
+    if weight is None and bias is None:
+        return False
+    dtype = np.dtype(input.dtype)
+    return dtype.kind == "f" and all(
+        p is None or (np.shape(p) == shape and np.dtype(p.dtype) == dtype) for p in (weight, bias)
+    )
 
 
 def batch_norm(
