@@ -39,6 +39,18 @@ def _torch_batch_norm(x, weight, bias):
     return torch.nn.functional.batch_norm(x, None, None, weight, bias, training=True)
 
 
+def _batch_norm_eval(x, weight, bias, mean, var):
+    import chainrule.nn.functional as F
+
+    return F.batch_norm(x, mean, var.abs() + 0.5, weight, bias, training=False)
+
+
+def _torch_batch_norm_eval(x, weight, bias, mean, var):
+    import torch
+
+    return torch.nn.functional.batch_norm(x, mean, var.abs() + 0.5, weight, bias)
+
+
 def _stats(x):
     from chainrule.ops.normalizers import batch_norm_stats_row
 
@@ -115,6 +127,9 @@ CASES = {
                        torch_fn=_torch_layer_norm),
     "layer_norm[two_dims]": Case(_layer_norm, _layer_norm_shapes(2), (distinct(), reals()),
                                  torch_fn=_torch_layer_norm),
+    # The running statistics are buffers: no gradient, as in PyTorch.
+    "batch_norm_eval": Case(_batch_norm_eval, _batch_shapes("wbmv"),
+                            torch_fn=_torch_batch_norm_eval, grad_inputs=(0, 1, 2)),
     "batch_norm_stats": Case(_stats, _batch_shapes(), (distinct(),), torch_fn=_torch_stats),
     "channel_sum": Case(_channel_sum, _batch_shapes(),
                         torch_fn=lambda x: x.sum(DIMS[x.ndim], keepdim=True)),

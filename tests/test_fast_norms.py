@@ -84,19 +84,51 @@ def test_batch_norm_training_second_derivatives_and_forward_mode():
     assert float((tangent * cr.tensor(u)).sum()) == pytest.approx(expected, rel=1e-10)
 
 
-def test_batch_norm_keeps_its_errors_and_its_eval_mode(torch):
+def test_batch_norm_keeps_its_errors(torch):
     with pytest.raises(cr.errors.DomainError, match="more than 1 value per channel"):
         F.batch_norm(cr.ones(1, 3), cr.zeros(3), cr.ones(3), training=True)
     with pytest.raises(cr.errors.ShapeError, match="running_mean has shape"):
         F.batch_norm(cr.ones(4, 3), cr.zeros(2), cr.ones(3), training=True)
-    array = RNG.standard_normal((4, 3, 5)).astype(np.float32)
+    with pytest.raises(cr.errors.DomainError, match="needed when training=False"):
+        F.batch_norm(cr.ones(4, 3), None, cr.ones(3), training=False)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_eval_matches_pytorch(torch, dtype, transposed, affine):
+    array = RNG.standard_normal((5, 3, 4, 2)).astype(dtype)
+    if transposed:
+        array = np.ascontiguousarray(np.swapaxes(array, 0, 2)).swapaxes(0, 2)
     x, tx = _pair(torch, array)
-    stats = RNG.random(3).astype(np.float32)
-    out = F.batch_norm(x, cr.tensor(stats), cr.tensor(stats + 1), training=False)
-    theirs = torch.nn.functional.batch_norm(
-        tx, torch.tensor(stats), torch.tensor(stats + 1), training=False
+    w, tw = _pair(torch, RNG.standard_normal(3).astype(dtype))
+    b, tb = _pair(torch, RNG.standard_normal(3).astype(dtype))
+    mean, var = RNG.standard_normal(3).astype(dtype), RNG.uniform(0.5, 2, 3).astype(dtype)
+    args, targs = ((w, b), (tw, tb)) if affine else ((None, None), (None, None))
+    out = F.batch_norm(x, cr.tensor(mean), cr.tensor(var), *args, training=False)
+    theirs = torch.nn.functional.batch_norm(tx, torch.tensor(mean), torch.tensor(var), *targs)
+    _close(out, theirs, dtype)
+    _backward(out, cr), _backward(theirs, torch)
+    for mine, ref in zip((x, *args), (tx, *targs)):
+        if mine is not None:
+            _close(mine.grad, ref.grad, dtype)
+
+
+def test_batch_norm_eval_second_derivatives_and_statistics_that_require_grad():
+    x = cr.tensor(RNG.standard_normal((4, 3, 2)), requires_grad=True)
+    w = cr.tensor(RNG.standard_normal(3), requires_grad=True)
+    b = cr.tensor(RNG.standard_normal(3), requires_grad=True)
+    mean, var = cr.tensor(RNG.standard_normal(3)), cr.tensor(RNG.uniform(0.5, 2, 3))
+
+    def fn(x, w, b):
+        return F.batch_norm(x, mean, var, w, b, training=False)
+
+    assert cr.autograd.gradgradcheck(fn, (x, w, b))
+    # Statistics that require grad take the composed ops, which give them gradients.
+    mean.requires_grad_(), var.requires_grad_()
+    assert cr.autograd.gradcheck(
+        lambda m, v: F.batch_norm(x.detach(), m, v, w.detach(), b.detach()), (mean, var)
     )
-    _close(out, theirs, np.float32)
 
 
 def test_batch_norm_module_trains_compiled_exactly_as_eager():

@@ -510,6 +510,38 @@ batch_norm_row = Op(
 )  # fmt: skip
 
 
+def _batch_norm_eval(x, weight, bias, mean, var, eps: float):
+    scale = _rstd(var, eps) * weight
+    out = x * _per_channel(scale, x.ndim)
+    out += _per_channel(bias - mean * scale, x.ndim)
+    return out
+
+
+# Batch norm on running statistics (eval mode): x * scale + shift per channel, as in training,
+# with the statistics operands without gradient (as PyTorch's buffers). The rules are those of
+# an affine map of x.
+batch_norm_eval_row = Op(
+    "batch_norm_eval", lambda x, weight, bias, mean, var, dims, eps:
+        _batch_norm_eval(x, weight, bias, mean, var, eps),
+    inputs=("x", "weight", "bias", "mean", "var"),
+    vjp=(lambda g, weight, var, eps: g * _per_channel(_rstd(var, eps) * weight, g.ndim),
+         lambda g, x, weight_shape, mean, var, dims, eps: xp.reshape(
+             _csum(g * (x - _per_channel(mean, x.ndim)), dims), weight_shape)
+             * _rstd(var, eps),
+         lambda g, bias_shape, dims: xp.reshape(_csum(g, dims), bias_shape),
+         None, None),
+    jvp=(lambda dx, weight, var, eps: dx * _per_channel(_rstd(var, eps) * weight, dx.ndim),
+         lambda dweight, x, mean, var, eps:
+             (x - _per_channel(mean, x.ndim)) * _per_channel(_rstd(var, eps) * dweight, x.ndim),
+         lambda dbias, x_shape: _per_channel(dbias, len(x_shape)),
+         None, None),
+    kind="reduction",
+    batch=Loops("its (C,) operands broadcast over dim 1 of x, which a batch dim in front moves"),
+    doc="Batch norm on given statistics (eval mode): (x - mean) / sqrt(var + eps) per channel "
+        "(dim 1), times weight, plus bias.",
+)  # fmt: skip
+
+
 # Binary cross entropy, elementwise, as PyTorch's kernels: one row each where the composed
 # forms were ten to fifteen (clamped logs, wheres, products, softplus...).
 

@@ -127,6 +127,13 @@ def batch_norm(
             raise DomainError(
                 "batch_norm: running_mean and running_var are needed when training=False"
             )
+        if _eval_row_fits(input, running_mean, running_var, weight, bias):
+            dtype = np.dtype(input.dtype)
+            weight = np.ones(channels, dtype) if weight is None else weight
+            bias = np.zeros(channels, dtype) if bias is None else bias
+            dims = (-len(shape), *range(2 - len(shape), 0))
+            return normalizers.batch_norm_eval_row(input, weight, bias, running_mean,
+                                                   running_var, dims=dims, eps=eps)  # fmt: skip
         mean, var = running_mean, running_var
     # PyTorch's formula: a scale and a shift per channel (small), then x * scale + shift, two
     # passes over the input where (x - mean) * rstd * weight + bias takes four.
@@ -135,6 +142,17 @@ def batch_norm(
         scale = scale * weight
     shift = -mean * scale if bias is None else bias - mean * scale
     return input * scale.reshape(per_channel) + shift.reshape(per_channel)
+
+
+def _eval_row_fits(input, running_mean, running_var, weight, bias) -> bool:
+    """Whether eval mode runs as `batch_norm_eval_row`: every operand of the input's float
+    dtype, and running statistics without gradient (the row gives them none)."""
+    dtype = np.dtype(input.dtype)
+    if dtype.kind != "f" or running_mean.requires_grad or running_var.requires_grad:
+        return False
+    return all(
+        t is None or np.dtype(t.dtype) == dtype for t in (running_mean, running_var, weight, bias)
+    )
 
 
 def _batch_norm_training(
