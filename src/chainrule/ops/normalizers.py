@@ -1,5 +1,6 @@
-"""Normalising rows: softmax and log_softmax along one dim, and standardizing over trailing
-dims, (x - mean) / sqrt(var + eps), layer norm's core.
+"""Normalising rows: softmax and log_softmax along one dim, standardizing over trailing dims,
+(x - mean) / sqrt(var + eps), and the layer and batch norms built on it; the losses over
+classes and the binary cross entropies.
 
 Softmax's Jacobian diag(out) - out outᵀ is symmetric, and so is standardizing's: with
 out = (x - mean) * rstd over n elements,
@@ -12,9 +13,15 @@ mul...); as one row it is one pass forward and one rule backward. Its node keeps
 and sqrt(var + eps) the forward computed (residuals, as PyTorch's layer norm keeps mean and
 rstd) and recomputes out from x: the output may be changed in place after the forward.
 
+``layer_norm`` is standardizing with its weight and bias; batch norm, in training, is its
+statistics (``batch_norm_stats``, once: the running statistics' update ``batch_norm_running``
+reads them too) and ``batch_norm``, which normalises by them; ``batch_norm_eval`` normalises
+by running statistics. Each was eight to fourteen rows composed.
+
 The losses over classes are rows here too: ``nll_loss`` picks -weight * x at each target, and
 ``cross_entropy`` does so from logits, log_softmax included, its VJP weight * (softmax - onehot).
-Composed, they were seven rows (log_softmax, gather, squeeze, neg, mul, sum, mul).
+Composed, they were seven rows (log_softmax, gather, squeeze, neg, mul, sum, mul). So are the
+binary cross entropies, elementwise, from probabilities and from logits.
 """
 
 from __future__ import annotations

@@ -148,7 +148,9 @@ def _eval_row_fits(input, running_mean, running_var, weight, bias) -> bool:
     """Whether eval mode runs as `batch_norm_eval_row`: every operand of the input's float
     dtype, and running statistics without gradient (the row gives them none)."""
     dtype = np.dtype(input.dtype)
-    if dtype.kind != "f" or running_mean.requires_grad or running_var.requires_grad:
+    if dtype.kind != "f" or not all(
+        isinstance(t, Tensor) and not t.requires_grad for t in (running_mean, running_var)
+    ):
         return False
     return all(
         t is None or np.dtype(t.dtype) == dtype for t in (running_mean, running_var, weight, bias)
