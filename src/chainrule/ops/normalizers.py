@@ -36,7 +36,6 @@ from ..observe import replayed_whole
 from ..op import LINEAR, Loops, Op, elementwise, with_rank
 from .arguments import as_tensor
 from .reduce import _logsumexp, _one_dim, batch_reduction, max_shift
-from .shape import stack
 
 __all__ = ["log_softmax", "softmax"]
 
@@ -371,11 +370,14 @@ def _batch_norm_stats(x, dims: tuple):
     return np.stack([mean, var], -2)
 
 
+#: Which of the pair stacked by `_stack_pair` each of the two rows holds.
+_FIRST_OF_TWO = np.array([[True], [False]])
+
+
 def _stack_pair(a, b):
-    """a and b (arrays or Tensors) stacked along a new dim -2."""
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return stack([a, b], -2)
-    return np.stack([a, b], -2)
+    """a and b (arrays or Tensors of one shape) stacked along a new dim -2, by where (the
+    rows of ops.shape come after this module)."""
+    return xp.where(_FIRST_OF_TWO, xp.unsqueeze(a, -2), xp.unsqueeze(b, -2))
 
 
 def _stats_vjp(g, x, out, dims: tuple):
