@@ -58,14 +58,18 @@ def layer_norm(
 
 
 def _affine_row_fits(input, shape: tuple, weight, bias) -> bool:
-    """Whether layer norm's weight and bias (one at least) have the normalized shape and the
-    input's float dtype, as `layer_norm_row` takes them; otherwise they broadcast as ops."""
+    """Whether layer norm's weight and bias (one at least) are Tensors of the normalized shape
+    and the input's float dtype, as `layer_norm_row` takes them; otherwise they broadcast as
+    ops."""
     if weight is None and bias is None:
         return False
     dtype = np.dtype(input.dtype)
-    return dtype.kind == "f" and all(
-        p is None or (np.shape(p) == shape and np.dtype(p.dtype) == dtype) for p in (weight, bias)
-    )
+    if dtype.kind != "f":
+        return False
+    for p in (weight, bias):  # a loop, not all(): this runs at every call
+        if p is not None and not (isinstance(p, Tensor) and p.shape == shape and p.dtype == dtype):
+            return False
+    return True
 
 
 def batch_norm(
