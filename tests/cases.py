@@ -48,7 +48,7 @@ def merged():
     for name in (
         "cases_reduce", "cases_shape", "cases_linalg", "cases_conv", "cases_numeric",
         "cases_cumulative", "cases_sorting", "cases_scatter", "cases_transcendental",
-        "cases_statistics", "cases_activations", "cases_recurrent",
+        "cases_statistics", "cases_activations", "cases_recurrent", "cases_norms",
     ):  # fmt: skip
         try:
             families.append(__import__(name))

@@ -37,10 +37,12 @@ def test_rows_that_loop_under_vmap_say_why():
     # nonzero: each example has its own number of non-zero elements, so no batched result;
     # unique and bincount likewise (as many values as are distinct, bins as the largest + 1),
     # and unique_consecutive (as many values as runs of equal ones). cross_entropy and nll_loss
-    # with class indices: their targets' index is built for one example's shape.
+    # with class indices: their targets' index is built for one example's shape. batch_norm
+    # and batch_norm_eval: their (C,) operands meet x's dim 1, which a batch dim in front moves.
     assert set(looping) == {
         "fill", "copy_into", "index_put", "copy_slices", "max", "min", "nonzero", "unique",
         "bincount", "unique_consecutive", "cross_entropy", "nll_loss", "lstm_scan", "rnn_scan",
+        "batch_norm", "batch_norm_eval",
     }  # fmt: skip
     assert all(reason for reason in looping.values())
 

@@ -24,6 +24,7 @@ from ...errors import (
     fmt_shape,
 )
 from ...observe import replayed_whole
+from ...ops import normalizers
 from ...ops.normalizers import cross_entropy_row, nll_loss_row
 from ._checks import (
     _array,
@@ -248,16 +249,21 @@ def binary_cross_entropy(
             "sigmoid first, or use binary_cross_entropy_with_logits on logits"
         )
 
-    def clamped_log(y: Tensor) -> Tensor:
-        # log of where(y > 0, y, 1) never sees 0, so no inf (nor inf * 0 in the backward).
-        positive = y > 0
-        return ops.where(positive, ops.clamp(ops.log(ops.where(positive, y, 1.0)), min=-100.0),
-                         -100.0)  # fmt: skip
-
-    loss = -(target * clamped_log(input) + (1 - target) * clamped_log(1 - input))
+    if np.dtype(input.dtype).kind == "f" and np.dtype(_array(target).dtype).kind == "f":
+        loss = normalizers.binary_cross_entropy_row(input, target)
+    else:
+        loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
+
+
+def _clamped_log(y: Tensor) -> Tensor:
+    """max(log(y), -100); log of where(y > 0, y, 1) never sees 0, so no inf (nor inf * 0 in
+    the backward)."""
+    positive = y > 0
+    return ops.where(positive, ops.clamp(ops.log(ops.where(positive, y, 1.0)), min=-100.0),
+                     -100.0)  # fmt: skip
 
 
 def binary_cross_entropy_with_logits(
@@ -278,8 +284,12 @@ def binary_cross_entropy_with_logits(
     """
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
-    log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
-    loss = (1 - target) * input + log_weight * ops.softplus(-input)
+    floats = np.dtype(input.dtype).kind == "f" and np.dtype(_array(target).dtype).kind == "f"
+    if pos_weight is None and floats:
+        loss = normalizers.binary_cross_entropy_with_logits_row(input, target)
+    else:
+        log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * ops.softplus(-input)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

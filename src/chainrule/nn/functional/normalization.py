@@ -12,6 +12,7 @@ from ... import ops
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...errors import DomainError, ShapeError, fmt_shape
+from ...ops import normalizers
 
 __all__ = [
     "batch_norm",
@@ -44,10 +45,31 @@ def layer_norm(
             f"layer_norm: input of shape {fmt_shape(input_shape)} does not end in "
             f"normalized_shape {fmt_shape(shape)}"
         )
-    out = ops.normalizers.standardize_row(input, dims=tuple(range(-len(shape), 0)), eps=eps)
+    dims = tuple(range(-len(shape), 0))
+    if _affine_row_fits(input, shape, weight, bias):
+        dtype = np.dtype(input.dtype)
+        weight = np.ones(shape, dtype) if weight is None else weight
+        bias = np.zeros(shape, dtype) if bias is None else bias
+        return normalizers.layer_norm_row(input, weight, bias, dims=dims, eps=eps)
+    out = normalizers.standardize_row(input, dims=dims, eps=eps)
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
+
+
+def _affine_row_fits(input, shape: tuple, weight, bias) -> bool:
+    """Whether layer norm's weight and bias (one at least) are Tensors of the normalized shape
+    and the input's float dtype, as `layer_norm_row` takes them; otherwise they broadcast as
+    ops."""
+    if weight is None and bias is None:
+        return False
+    dtype = np.dtype(input.dtype)
+    if dtype.kind != "f":
+        return False
+    for p in (weight, bias):  # a loop, not all(): this runs at every call
+        if p is not None and not (isinstance(p, Tensor) and p.shape == shape and p.dtype == dtype):
+            return False
+    return True
 
 
 def batch_norm(
@@ -93,7 +115,10 @@ def batch_norm(
                 f"batch_norm: expected more than 1 value per channel when training, got input "
                 f"of shape {fmt_shape(shape)}"
             )
-        dims = (0, *range(2, len(shape)))
+        dims = (-len(shape), *range(2 - len(shape), 0))  # all but the channel dim
+        if np.dtype(input.dtype).kind == "f":
+            return _batch_norm_training(input, running_mean, running_var, weight, bias,
+                                        momentum, eps, dims, count)  # fmt: skip
         mean, var = input.mean(dims), input.var(dims, correction=0)
         with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
             # running + momentum * (batch - running) = (1 - momentum) * running + ...
@@ -106,6 +131,13 @@ def batch_norm(
             raise DomainError(
                 "batch_norm: running_mean and running_var are needed when training=False"
             )
+        if _eval_row_fits(input, running_mean, running_var, weight, bias):
+            dtype = np.dtype(input.dtype)
+            weight = np.ones(channels, dtype) if weight is None else weight
+            bias = np.zeros(channels, dtype) if bias is None else bias
+            dims = (-len(shape), *range(2 - len(shape), 0))
+            return normalizers.batch_norm_eval_row(input, weight, bias, running_mean,
+                                                   running_var, dims=dims, eps=eps)  # fmt: skip
         mean, var = running_mean, running_var
     # PyTorch's formula: a scale and a shift per channel (small), then x * scale + shift, two
     # passes over the input where (x - mean) * rstd * weight + bias takes four.
@@ -114,6 +146,44 @@ def batch_norm(
         scale = scale * weight
     shift = -mean * scale if bias is None else bias - mean * scale
     return input * scale.reshape(per_channel) + shift.reshape(per_channel)
+
+
+def _eval_row_fits(input, running_mean, running_var, weight, bias) -> bool:
+    """Whether eval mode runs as `batch_norm_eval_row`: every operand of the input's float
+    dtype, and running statistics without gradient (the row gives them none)."""
+    dtype = np.dtype(input.dtype)
+    if dtype.kind != "f" or not all(
+        isinstance(t, Tensor) and not t.requires_grad for t in (running_mean, running_var)
+    ):
+        return False
+    return all(
+        t is None or np.dtype(t.dtype) == dtype for t in (running_mean, running_var, weight, bias)
+    )
+
+
+def _batch_norm_training(
+    input, running_mean, running_var, weight, bias, momentum, eps, dims, count
+) -> Tensor:
+    """Batch norm on the batch's statistics, computed once (`batch_norm_stats_row`): the
+    running statistics move towards them, and `batch_norm_row` normalises by them."""
+    with no_grad():  # ops, not NumPy on the arrays: a compiled step replays the updates
+        stats = normalizers.batch_norm_stats_row(input, dims=dims)
+        for k, running, factor in ((0, running_mean, 1), (1, running_var, count / (count - 1))):
+            if running is not None:  # the variance unbiased
+                running._inplace(_running_update(k, momentum, factor), stats, "batch_norm")
+    channels, dtype = np.shape(input)[1], np.dtype(input.dtype)
+    if weight is None:
+        weight = np.ones(channels, dtype)
+    if bias is None:
+        bias = np.zeros(channels, dtype)
+    return normalizers.batch_norm_row(input, weight, bias, stats, dims=dims, eps=eps)
+
+
+def _running_update(k: int, momentum: float, factor: float):
+    """The in-place update of a running statistic from row k of the batch's statistics."""
+    return lambda running, stats: normalizers.batch_norm_running_row(
+        running, stats, k=k, momentum=momentum, factor=factor
+    )
 
 
 def _check_channels(op: str, shape: tuple, tensors: dict) -> int:
