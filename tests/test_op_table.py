@@ -39,6 +39,7 @@ def test_rows_that_loop_under_vmap_say_why():
     # and unique_consecutive (as many values as runs of equal ones). cross_entropy and nll_loss
     # with class indices: their targets' index is built for one example's shape. batch_norm
     # and batch_norm_eval: their (C,) operands meet x's dim 1, which a batch dim in front moves.
+    # lstm_scan and rnn_scan: a layer's recurrence runs once per example.
     assert set(looping) == {
         "fill", "copy_into", "index_put", "copy_slices", "max", "min", "nonzero", "unique",
         "bincount", "unique_consecutive", "cross_entropy", "nll_loss", "lstm_scan", "rnn_scan",
