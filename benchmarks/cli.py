@@ -29,7 +29,11 @@ def parser(prog: str = "python -m benchmarks") -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="tiny sizes, one repeat (for CI)")
     p.add_argument("--only", metavar="KEYS", help="comma-separated workloads, e.g. W1,W2,W6")
     p.add_argument("--out", metavar="DIR", type=Path, help="write results.md and results.json")
-    p.add_argument("--plot", action="store_true", help="draw ratios.png (into --out or .)")
+    p.add_argument(
+        "--plot",
+        action="store_true",
+        help="draw ratios.png and, with W10, programs.png (into --out or .)",
+    )
     p.add_argument(
         "--blas-threads", type=int, default=1, metavar="N", help="NumPy's BLAS threads (default 1)"
     )
@@ -101,6 +105,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m benchmarks") -> i
     if args.out:
         for path in report.write(args.out, rows, targets, meta):
             print(f"wrote {path}")
-    if args.plot:
+    if args.plot and rows:
         print(f"wrote {report.plot((args.out or Path('.')) / 'ratios.png', rows)}")
+    if args.plot and corpus:
+        print(f"wrote {programs.plot((args.out or Path('.')) / 'programs.png', corpus)}")
     return 0

@@ -159,3 +159,37 @@ def profile_slowest(rows: list[ProgramRow], count: int = 3) -> str:
         start = text.find("chainrule run --profile")
         parts.append(f"W10 profile: {row.program} ({row.ratio:.2f}x PyTorch)\n{text[start:]}")
     return "\n\n".join(parts)
+
+
+def plot(path: Path, rows: list[ProgramRow]) -> Path:
+    """W10's ratios as horizontal bars, a pair per program (one thread, default threads), on
+    a log scale with PyTorch (1.0) and the issue's limit for one program (1.5) marked."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("--plot needs matplotlib: pip install -e .[bench]") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(r.program for r in rows))
+    ratio = {(r.program, r.threads): r.ratio for r in rows}
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(names) + 1.6))
+    height = 0.4
+    for k, (label, color) in enumerate((("1", "tab:blue"), ("default", "tab:orange"))):
+        found = [(i, ratio[(n, label)]) for i, n in enumerate(names) if (n, label) in ratio]
+        if found:
+            ax.barh([i + (k - 0.5) * height for i, _ in found], [v for _, v in found], height,
+                    color=color, label=f"{label} thread{'s' if label != '1' else ''}")  # fmt: skip
+    ax.set_yticks(range(len(names)), names)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.axvline(1.5, color="grey", linewidth=1, linestyle="--")
+    ax.set_xscale("log")
+    ax.invert_yaxis()
+    ax.set_xlabel("chainrule's step time as a multiple of PyTorch's; lower is better")
+    ax.set_title("W10: the corpus's programs on chainrule against PyTorch")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

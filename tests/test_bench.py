@@ -227,3 +227,13 @@ def test_w10_times_a_corpus_program_on_both_libraries(tmp_path, torch):
     text = programs.table([row])
     assert "| logreg | 1 | 2.000 | 1.000 | 2.00 | 2.0 | 1.0 | 2.00 |" in text
     assert "geometric mean at 1 thread(s): 2.00x PyTorch over 1 programs" in text
+
+
+def test_w10_plot_draws_a_bar_per_program_and_thread_setting(tmp_path):
+    from benchmarks import programs
+
+    rows = [programs.ProgramRow(name, threads, 2e-3 * k, 1e-3, 2**20, 2**20, 3)
+            for k, name in enumerate(("logreg", "gpt"), 1)
+            for threads in ("1", "default")]  # fmt: skip
+    path = programs.plot(tmp_path / "programs.png", rows)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
