@@ -172,7 +172,7 @@ def test_add_graph_writes_the_ops_the_forward_pass_records(tmp_path):
     params = {name for name, node in nodes.items() if node.op == "Parameter"}
     assert params == {"Net/fc1/weight", "Net/fc1/bias", "Net/fc2/weight", "Net/fc2/bias"}
     assert nodes["input/0"].attr["attr"].s == b"float32 5x3"
-    assert "input/0" in nodes["Net/mul_0"].input and nodes["Net/relu_3"].op == "relu"
+    assert "input/0" in nodes["Net/mul_0"].input and nodes["Net/relu_2"].op == "relu"
     (last,) = nodes["output/0"].input
     assert "Net/fc2/bias" in nodes[last].input and nodes[last].attr["attr"].s == b"float32 5x2"
 

@@ -108,7 +108,7 @@ class BatchNorm1d(_BatchNorm):
     >>> layer = BatchNorm1d(2)
     >>> layer(cr.tensor([[1.0, 2.0], [3.0, 6.0]]))
     tensor([[-1.0000, -1.0000],
-            [ 1.0000,  1.0000]], grad_fn=<AddBackward>)
+            [ 1.0000,  1.0000]], grad_fn=<BatchNormBackward>)
     >>> layer.running_mean, layer.num_batches_tracked
     (tensor([0.2000, 0.4000]), tensor(1))
     """

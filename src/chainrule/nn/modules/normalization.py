@@ -45,7 +45,7 @@ class LayerNorm(Module):
 
     >>> import chainrule as cr
     >>> LayerNorm(2)(cr.tensor([[1.0, 3.0]]))
-    tensor([[-1.0000,  1.0000]], grad_fn=<AddBackward>)
+    tensor([[-1.0000,  1.0000]], grad_fn=<LayerNormBackward>)
     >>> LayerNorm((3, 4), bias=False)
     LayerNorm((3, 4), eps=1e-05, elementwise_affine=True, bias=False)
     """
