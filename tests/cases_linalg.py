@@ -123,6 +123,16 @@ CASES = {
         ),
         torch_fn=lambda x, w, b: _torch_linear(x, w, b),
     ),
+    "linear[vector]": Case(
+        lambda x, w, b: products.linear_row(x, w, b),
+        st.just(((4,), (3, 4), (3,))),
+        torch_fn=lambda x, w, b: _torch_linear(x, w, b),
+    ),
+    "linear[no_bias]": Case(
+        lambda x, w: products.linear_row(x, w, None),
+        st.sampled_from([((3, 4), (2, 4)), ((4,), (2, 4)), ((2, 3, 4), (5, 4))]),
+        torch_fn=lambda x, w: _torch_linear(x, w, None),
+    ),
     "matmul_add": Case(
         lambda x, y, z: products.matmul_add_row(x, y, z),
         from_sizes("bij", "jk", "bik"),

@@ -171,26 +171,47 @@ matmul_add_row = Op("matmul_add", _matmul_add, inputs=("x", "y", "z"), check=_ch
                     doc="x @ y + z in one pass (a linear layer or a convolution with a bias).")
 # input @ weight.T + bias with the weight as a linear layer keeps it, (out, in): one node per
 # layer, not a transposed view's node and the product's.
-linear_row = Op("linear", lambda x, w, b, out=None: _matmul_add(x, w.mT, b, out),
+linear_row = Op("linear", lambda x, w, b, out=None: _linear(x, w, b, out),
                 inputs=("x", "w", "b"), check=_check_matmul_add,
                 vjp=(lambda g, w: _matmul(g, w), lambda g, x: _linear_grad_w(g, x),
                      lambda g: g),
                 jvp=(lambda dx, w: _matmul(dx, w.mT), lambda dw, x: _matmul(x, dw.mT),
                      lambda db: db),
                 kind="contraction", flops=lambda x, w, b: matmul_flops(x, w[::-1]),
-                batch=lambda op, values, batched, params: _batch_matmul(
-                    matmul_add_row, [values[0], values[1].mT, values[2]], batched, params),
+                batch=lambda op, values, batched, params: _batch_linear(values, batched, params),
                 writes_out=True,
-                doc="x @ w.T + b with w of shape (out, in), as a linear layer computes it.")
+                doc="x @ w.T + b (b may be None) with w of shape (out, in), as a linear layer "
+                    "computes it.")
 # fmt: on
+
+
+def _linear(x, w, b, out=None):
+    """x @ w.T + b, or x @ w.T for b None; x may be a vector (one example)."""
+    if b is None:
+        return _matmul(x, w.mT, out)
+    return _matmul_add(x, w.mT, b, out)
 
 
 def _linear_grad_w(g, x):
     """The gradient of x @ w.T for w (out, in): gᵀ x, summed over the leading dims as one
-    product over the merged rows."""
-    if g.ndim > 2:
+    product over the merged rows (a vector x: the outer product)."""
+    if g.ndim != 2:
         g, x = g.reshape((-1, g.shape[-1])), x.reshape((-1, x.shape[-1]))
     return _matmul(g.mT, x)
+
+
+def _batch_linear(values, batched, params):
+    """The batching rule of `linear_row`: matmul's, with the weight transposed; a vector x
+    (one example) taken as a one-row matrix, as `matmul` takes it."""
+    x, w, b = values
+    vector = np.ndim(x) - batched[0] == 1
+    if vector:
+        x = xp.unsqueeze(x, -2)
+    if b is None:
+        out = _batch_matmul(matmul_row, [x, w.mT], batched[:2], params)
+    else:
+        out = _batch_matmul(matmul_add_row, [x, w.mT, b], batched, params)
+    return reshape(out, (*out.shape[:-2], out.shape[-1])) if vector else out
 
 
 def _both(x_shape: tuple, y_shape: tuple) -> str:

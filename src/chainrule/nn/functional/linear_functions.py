@@ -32,9 +32,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{fmt_shape(weight_shape)}; the input's last dim must be in_features = "
             f"{weight_shape[1]}"
         )
-    if bias is None or len(shape) < 2:
-        out = ops.matmul(input, weight.mT)
-        return out if bias is None else out + bias
     return ops.linalg.products.linear_row(input, weight, bias)  # one pass adds the bias
 
 
