@@ -114,16 +114,25 @@ def workloads(quick: bool) -> list[Workload]:
         ("W11d", f"nn.Embedding({vocab}, {width}) at {indices} indices",
          lambda on: embedding_step(on, vocab, width, indices)),
     ]  # fmt: skip
+    return op_rows(rows, "ms/step", 1e3, tolerance=1e-5, at_most=1.2)
+
+
+def op_rows(rows: list, unit: str, factor: float, tolerance: float, at_most: float,
+            min_time: float = 0.05) -> list[Workload]:  # fmt: skip
+    """A workload per ``(key, title, make)``: ``make(on_chainrule)`` builds one step of an op,
+    forward and backward, on PyTorch (one thread, the floor) and on chainrule, whose ratio is
+    to stay at most ``at_most``."""
     return [
         Workload(
             key,
             f"{title}, forward and backward",
-            "ms/step",
-            1e3,
+            unit,
+            factor,
             _pair(make),
-            rtol=1e-5,
-            atol=1e-5,
-            targets=[Target("chainrule ≤ 1.2× pytorch", 1.2, "pytorch")],
+            rtol=tolerance,
+            atol=tolerance,
+            min_time=min_time,
+            targets=[Target(f"chainrule ≤ {at_most}× pytorch", at_most, "pytorch")],
         )
         for key, title, make in rows
     ]

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..suite import Impl, Target, Workload
-from .paths import _grads, _library
+from ..suite import Workload
+from .paths import _grads, _library, op_rows
 
 
 def _leaf(lib, rng, shape: tuple, scale: float = 1.0):
@@ -139,26 +139,8 @@ OPS = [
 ]
 
 
-def _pair(build: Callable) -> list[Impl]:
-    return [
-        Impl("pytorch", lambda: op_step(False, build), "torch", "torch==2.13.0", torch_threads=1),
-        Impl("chainrule", lambda: op_step(True, build)),
-    ]
-
-
 def workloads(quick: bool) -> list[Workload]:
     """W12a to W12o (the same sizes with ``quick``: they are small already)."""
-    return [
-        Workload(
-            key,
-            f"{title}, forward and backward",
-            "µs/step",
-            1e6,
-            _pair(build),
-            rtol=1e-4,
-            atol=1e-4,
-            min_time=0.02 if quick else 0.05,
-            targets=[Target("chainrule ≤ 1.5× pytorch", 1.5, "pytorch")],
-        )
-        for key, title, build in OPS
-    ]
+    rows = [(key, title, lambda on, build=build: op_step(on, build)) for key, title, build in OPS]
+    return op_rows(rows, "µs/step", 1e6, tolerance=1e-4, at_most=1.5,
+                   min_time=0.02 if quick else 0.05)  # fmt: skip
