@@ -1,7 +1,8 @@
 """Pooling in 1, 2 and 3 spatial dims, every form torch.nn.functional has: max pooling (and
 the ``*_with_indices`` spellings), average, adaptive average and adaptive max pooling, Lp
 pooling, fractional max pooling, and max unpooling, max pooling's inverse from its indices;
-with the rows ``tiles`` and ``untiles``. One implementation serves every rank.
+with the rows ``tiles`` and ``untiles``. One implementation serves every rank. The module
+stays whole past 800 lines because every form shares the one window machinery below.
 
 Every function here is composed from rows, so it differentiates again. The windows of the
 regular pools come as a stack, one slab per window position: for 2-D inputs (and 1-D ones,
