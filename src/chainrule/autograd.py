@@ -194,7 +194,8 @@ def run_backward(
                     total = sums[index]
                     if type(g) is SliceGrad:
                         if total is None or id(total) not in owned:
-                            total = np.zeros(shape, dtype) if total is None else total + 0
+                            # A copy that is an array (a 0-d rule's result is a scalar).
+                            total = np.zeros(shape, dtype) if total is None else np.array(total)
                             sums[index] = total
                             owned.add(id(total))
                         g.add_into(total)
@@ -218,7 +219,7 @@ def run_backward(
                         if entry is None:
                             entry = leaves[edge] = [np.zeros(data.shape, data.dtype), True]
                         elif not entry[1]:
-                            entry[0], entry[1] = entry[0] + 0, True
+                            entry[0], entry[1] = np.array(entry[0]), True
                         g.add_into(entry[0])
                         continue
                     if g.shape != data.shape or g.dtype != data.dtype:

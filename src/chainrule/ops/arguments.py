@@ -33,7 +33,6 @@ def check_dim(dim, ndim: int, op: str, extra: int = 0) -> int:
         return dim % bound
     if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
         raise DTypeError(f"{op}: dim must be an int, got {dim!r}")
-    bound = max(ndim + extra, 1)
     if not -bound <= dim < bound:
         raise OutOfRangeError(
             f"{op}: dim {dim} is out of range [{-bound}, {bound - 1}] for a tensor with "

@@ -143,7 +143,6 @@ getitem_row = Op("getitem", _view, view=True, jvp=LINEAR, kind="indexing", batch
 getitem_backward_row = Op("getitem_backward", _scatter, jvp=LINEAR, kind="indexing",
                           batch=_batch_scatter, doc="Zeros of shape with g written at index.",
                           vjp=(lambda g, index: xp.run(getitem_row, g, index=index),))
-# Advanced indexing copies; its backward adds g into zeros (np.add.at: repeats accumulate).
 def _pick(x, index: tuple):
     """x[index] for an advanced index; rows picked by one integer array (an embedding's
     lookup) with ``take``, which NumPy runs in half the time of the general indexing."""
@@ -152,6 +151,7 @@ def _pick(x, index: tuple):
     return x[index]
 
 
+# Advanced indexing copies; its backward adds g into zeros (np.add.at: repeats accumulate).
 index_row = Op("index", _pick, jvp=LINEAR, kind="indexing",
                batch=_batch_index, doc="x[index] for index arrays and masks: a copy.",
                vjp=(lambda g, x_shape, index:

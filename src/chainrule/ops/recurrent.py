@@ -26,23 +26,21 @@ from .shape import cat, stack
 __all__: list[str] = []
 
 
-def _third(gates, k: int):
-    """Gate k of three (GRU), the last dim split in equal parts."""
-    size = gates.shape[-1] // 3
+def _gate(gates, k: int, count: int):
+    """Gate k of ``count`` (3 for a GRU, 4 for an LSTM): the last dim split in equal parts."""
+    size = gates.shape[-1] // count
     return gates[..., k * size : (k + 1) * size]
 
 
-def _quarter(gates, k: int):
-    """Gate k of four (LSTM)."""
-    size = gates.shape[-1] // 4
-    return gates[..., k * size : (k + 1) * size]
-
-
-def _join(parts: list):
-    """The gradients of the gates side by side along the last dim, as the gates lie."""
+def _cat(parts: list):
+    """Arrays or Tensors side by side along the last dim (gates' gradients as the gates lie);
+    arrays whose leading dims differ are broadcast to one leading shape first."""
     if any(isinstance(p, Tensor) for p in parts):
         return cat(parts, -1)
-    return np.concatenate(np.broadcast_arrays(*parts), -1)
+    if len({p.shape[:-1] for p in parts}) > 1:
+        lead = np.broadcast_shapes(*(p.shape[:-1] for p in parts))
+        parts = [np.broadcast_to(p, (*lead, p.shape[-1])) for p in parts]
+    return np.concatenate(parts, -1)
 
 
 # GRU.
@@ -54,7 +52,7 @@ def _gru_gates(gates_x, gates_h):
     size = gates_x.shape[-1] // 3
     rz = xp.sigmoid(gates_h[..., : 2 * size] + gates_x[..., : 2 * size])
     r, z = rz[..., :size], rz[..., size:]
-    n = xp.tanh(_third(gates_x, 2) + _third(gates_h, 2) * r)
+    n = xp.tanh(_gate(gates_x, 2, 3) + _gate(gates_h, 2, 3) * r)
     return r, z, n
 
 
@@ -70,25 +68,25 @@ def _gru_partials(g, gates_h, h, r, z, n):
     """The gradient at the gates' sums, before their activations: (d r, d z, d n)."""
     dn = g * (1 - z) * (1 - n * n)
     dz = g * (h - n) * (z * (1 - z))
-    dr = dn * _third(gates_h, 2) * (r * (1 - r))
+    dr = dn * _gate(gates_h, 2, 3) * (r * (1 - r))
     return dr, dz, dn
 
 
 def _gru_grad_x(g, gates_h, h, r, z, n):
-    return _join(list(_gru_partials(g, gates_h, h, r, z, n)))
+    return _cat(list(_gru_partials(g, gates_h, h, r, z, n)))
 
 
 def _gru_grad_h_gates(g, gates_h, h, r, z, n):
     dr, dz, dn = _gru_partials(g, gates_h, h, r, z, n)
-    return _join([dr, dz, dn * r])  # r gates the state's n part
+    return _cat([dr, dz, dn * r])  # r gates the state's n part
 
 
 def _gru_tangent(tangent, gates_h, h, r, z, n, from_state: bool):
     """The output's tangent from a tangent of gates_x (or of gates_h: ``from_state``)."""
     dn = (1 - z) * (1 - n * n)
-    dr = dn * _third(gates_h, 2) * (r * (1 - r))
-    n_part = _third(tangent, 2) * r if from_state else _third(tangent, 2)
-    return dr * _third(tangent, 0) + (h - n) * (z * (1 - z)) * _third(tangent, 1) + dn * n_part
+    dr = dn * _gate(gates_h, 2, 3) * (r * (1 - r))
+    n_part = _gate(tangent, 2, 3) * r if from_state else _gate(tangent, 2, 3)
+    return dr * _gate(tangent, 0, 3) + (h - n) * (z * (1 - z)) * _gate(tangent, 1, 3) + dn * n_part
 
 
 gru_cell_update_row = Op(
@@ -115,21 +113,21 @@ def _lstm_state_saving(gates, c):
     size = gates.shape[-1] // 4
     both = xp.sigmoid(gates[..., : 2 * size])  # i and f, side by side
     i, f = both[..., :size], both[..., size:]
-    cell = xp.tanh(_quarter(gates, 2))  # the gate PyTorch calls g (g is a gradient here)
+    cell = xp.tanh(_gate(gates, 2, 4))  # the gate PyTorch calls g (g is a gradient here)
     out = f * c
     out += i * cell
     return out, {"i": i, "f": f, "cell": cell}
 
 
 def _lstm_state_grad_gates(g, gates, c, i, f, cell):
-    zeros = xp.zeros_like(_quarter(gates, 3))
-    return _join([g * cell * (i * (1 - i)), g * c * (f * (1 - f)), g * i * (1 - cell * cell),
+    zeros = xp.zeros_like(_gate(gates, 3, 4))
+    return _cat([g * cell * (i * (1 - i)), g * c * (f * (1 - f)), g * i * (1 - cell * cell),
                   zeros])  # fmt: skip
 
 
 def _lstm_state_tangent(dgates, c, i, f, cell):
-    return (_quarter(dgates, 0) * (i * (1 - i)) * cell + _quarter(dgates, 1) * (f * (1 - f)) * c
-            + _quarter(dgates, 2) * (1 - cell * cell) * i)  # fmt: skip
+    return (_gate(dgates, 0, 4) * (i * (1 - i)) * cell + _gate(dgates, 1, 4) * (f * (1 - f)) * c
+            + _gate(dgates, 2, 4) * (1 - cell * cell) * i)  # fmt: skip
 
 
 lstm_cell_state_row = Op(
@@ -139,9 +137,9 @@ lstm_cell_state_row = Op(
          lambda g, f: g * f),
     jvp=(lambda dgates, c, i, f, cell: _lstm_state_tangent(dgates, c, i, f, cell),
          lambda dc, f: dc * f),
-    residuals={"i": lambda gates: xp.sigmoid(_quarter(gates, 0)),
-               "f": lambda gates: xp.sigmoid(_quarter(gates, 1)),
-               "cell": lambda gates: xp.tanh(_quarter(gates, 2))},
+    residuals={"i": lambda gates: xp.sigmoid(_gate(gates, 0, 4)),
+               "f": lambda gates: xp.sigmoid(_gate(gates, 1, 4)),
+               "cell": lambda gates: xp.tanh(_gate(gates, 2, 4))},
     forward_saving=_lstm_state_saving,
     kind="cell",
     batch=batch_elementwise,  # the gates are split along the last dim; leading dims broadcast
@@ -150,14 +148,14 @@ lstm_cell_state_row = Op(
 
 
 def _lstm_output_saving(gates, c):
-    o = xp.sigmoid(_quarter(gates, 3))
+    o = xp.sigmoid(_gate(gates, 3, 4))
     t = xp.tanh(c)
     return o * t, {"o": o, "t": t}
 
 
 def _lstm_output_grad_gates(g, gates, o, t):
-    zeros = xp.zeros_like(_quarter(gates, 0))
-    return _join([zeros, zeros, zeros, g * t * (o * (1 - o))])
+    zeros = xp.zeros_like(_gate(gates, 0, 4))
+    return _cat([zeros, zeros, zeros, g * t * (o * (1 - o))])
 
 
 lstm_cell_output_row = Op(
@@ -165,9 +163,9 @@ lstm_cell_output_row = Op(
     inputs=("gates", "c"),
     vjp=(lambda g, gates, o, t: _lstm_output_grad_gates(g, gates, o, t),
          lambda g, o, t: g * o * (1 - t * t)),
-    jvp=(lambda dgates, o, t: _quarter(dgates, 3) * (o * (1 - o)) * t,
+    jvp=(lambda dgates, o, t: _gate(dgates, 3, 4) * (o * (1 - o)) * t,
          lambda dc, o, t: dc * o * (1 - t * t)),
-    residuals={"o": lambda gates: xp.sigmoid(_quarter(gates, 3)), "t": lambda c: xp.tanh(c)},
+    residuals={"o": lambda gates: xp.sigmoid(_gate(gates, 3, 4)), "t": lambda c: xp.tanh(c)},
     forward_saving=_lstm_output_saving,
     kind="cell",
     batch=batch_elementwise,  # the gates are split along the last dim; leading dims broadcast
@@ -178,13 +176,6 @@ lstm_cell_output_row = Op(
 # A whole LSTM layer's scan over time: one node for the sequence.
 
 
-def _cat(parts: list):
-    """Arrays or Tensors side by side along the last dim."""
-    if any(isinstance(p, Tensor) for p in parts):
-        return cat(parts, -1)
-    return np.concatenate(parts, -1)
-
-
 def _stack(parts: list, dim: int = 0):
     """Arrays or Tensors stacked along a new dim."""
     if any(isinstance(p, Tensor) for p in parts):
@@ -193,9 +184,10 @@ def _stack(parts: list, dim: int = 0):
 
 
 class ScanTape:
-    """What an LSTM scan keeps from its forward for its backward: each step's gate activations
-    ``acts`` (T, B, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)) and ``tanh_c``, tanh of
-    each step's cell state (T, B, H); and the gradients of all five inputs, worked out once
+    """What a scan keeps from its forward for its backward. An LSTM's: each step's gate
+    activations ``acts`` (T, B, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)) and
+    ``tanh_c``, tanh of each step's cell state (T, B, H); an Elman RNN's: nothing (its output
+    is all its backward reads). And for both, the gradients of all the inputs, worked out once
     per backward (``seed``: the gradient they were worked out for) and handed to each input's
     rule."""
 

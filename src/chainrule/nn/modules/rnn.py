@@ -62,29 +62,16 @@ def _step(mode: str, gates_x: Tensor, state, w_hh: Tensor, b_hh: Tensor | None):
     return _rnn_step(gates_x, state, w_hh, b_hh, mode)
 
 
-def _lstm_scan(gates_x: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None, reverse: bool):
-    """An LSTM layer's whole sequence as one row (`chainrule.ops.recurrent.lstm_scan_row`):
-    (outputs (L, N, H), (h_n, c_n)); ``reverse`` runs from the last step to the first."""
+def _whole_sequence(row, gates_x: Tensor, states: tuple, w_hh: Tensor, b_hh: Tensor | None,
+                    reverse: bool, **params) -> tuple:  # fmt: skip
+    """A layer's whole sequence as one row of `chainrule.ops.recurrent` (``lstm_scan_row`` or
+    ``rnn_scan_row``): its output (L, N, ...) in time order, and its last step's;
+    ``reverse`` runs from the last step to the first."""
     if b_hh is None:
         b_hh = np.zeros(w_hh.shape[0], w_hh.dtype)
     if reverse:
         gates_x = ops.flip(gates_x, (0,))
-    out = ops.recurrent.lstm_scan_row(gates_x, *state, w_hh, b_hh)
-    size = out.shape[-1] // 2
-    outputs = out[..., :size]
-    return (ops.flip(outputs, (0,)) if reverse else outputs), (out[-1, :, :size], out[-1, :, size:])
-
-
-def _rnn_scan(gates_x: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, mode: str,
-              reverse: bool):  # fmt: skip
-    """An Elman RNN layer's whole sequence as one row (`chainrule.ops.recurrent.rnn_scan_row`):
-    (outputs (L, N, H), h_n)."""
-    if b_hh is None:
-        b_hh = np.zeros(w_hh.shape[0], w_hh.dtype)
-    if reverse:
-        gates_x = ops.flip(gates_x, (0,))
-    nonlinearity = "tanh" if mode == "RNN_TANH" else "relu"
-    out = ops.recurrent.rnn_scan_row(gates_x, h0, w_hh, b_hh, nonlinearity=nonlinearity)
+    out = row(gates_x, *states, w_hh, b_hh, **params)
     return (ops.flip(out, (0,)) if reverse else out), out[-1]
 
 
@@ -399,10 +386,22 @@ class RNNBase(Module):
     def _scan(self, input: Tensor, state, layer: int, reverse: bool):
         """Run one direction of one layer over (L, N, features); returns (outputs, state)."""
         w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, reverse)
-        if self.mode == "LSTM":
-            return _lstm_scan(F.linear(input, w_ih, b_ih), state, w_hh, b_hh, reverse)
+        if self.mode == "LSTM":  # h and c side by side in the row's output
+            out, last = _whole_sequence(ops.recurrent.lstm_scan_row, F.linear(input, w_ih, b_ih),
+                                        state, w_hh, b_hh, reverse)  # fmt: skip
+            size = self.hidden_size
+            return out[..., :size], (last[..., :size], last[..., size:])
         if self.mode in ("RNN_TANH", "RNN_RELU"):
-            return _rnn_scan(F.linear(input, w_ih, b_ih), state, w_hh, b_hh, self.mode, reverse)
+            nonlinearity = "tanh" if self.mode == "RNN_TANH" else "relu"
+            return _whole_sequence(
+                ops.recurrent.rnn_scan_row,
+                F.linear(input, w_ih, b_ih),
+                (state,),
+                w_hh,
+                b_hh,
+                reverse,
+                nonlinearity=nonlinearity,
+            )
         steps = ops.unbind(F.linear(input, w_ih, b_ih), 0)  # one matmul for every step
         outputs = [None] * len(steps)
         for t in reversed(range(len(steps))) if reverse else range(len(steps)):
