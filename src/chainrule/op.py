@@ -64,6 +64,26 @@ class Loops:
         return f"Loops({self.reason!r})"
 
 
+class PerSeed:
+    """A residual through which the rules of one node share their work: ``once(g, work)``
+    runs ``work()`` for the first rule that asks with the gradient ``g`` and hands its result
+    to the others (a scan's backward through time, batch norm's channel sums serve every
+    input's rule). A new ``g`` (a second backward with retain_graph) works it out anew; a
+    backward on Tensors computes the residual again, so it never sees arrays' results."""
+
+    __slots__ = ("seed", "result")
+
+    def __init__(self) -> None:
+        self.seed = self.result = None
+
+    def once(self, g, work: Callable):
+        """``work()``'s result for the gradient ``g``, computed at the first call with it."""
+        if self.seed is not g:
+            self.result = work()
+            self.seed = g
+        return self.result
+
+
 class NodePlan:
     """What a node of one op does when a given set of its inputs needs gradients, worked out
     once per op and set: ``vjps`` (the rule for each input, None for one that gets no

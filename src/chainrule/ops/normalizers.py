@@ -33,7 +33,7 @@ import numpy as np
 from .. import kernels, xp
 from .._tensor import Tensor
 from ..observe import replayed_whole
-from ..op import LINEAR, Loops, Op, elementwise, with_rank
+from ..op import LINEAR, Loops, Op, PerSeed, elementwise, with_rank
 from .arguments import as_tensor
 from .reduce import _logsumexp, _one_dim, batch_reduction, max_shift
 
@@ -444,23 +444,25 @@ def _stats_of(x, dims: tuple, eps: float) -> tuple:
     return _stats_residuals(xp.run(batch_norm_stats_row, x, dims=dims), x.ndim, eps)
 
 
-class ChannelMoments:
+class ChannelMoments(PerSeed):
     """What batch norm's node keeps: each channel's ``mean`` and ``rstd`` (shaped to broadcast
-    over x) and, for the gradient ``seed`` flowing back, the channel sums of g and of
-    g (x - mean) that the rules of x, weight and bias all read, worked out once (``sums``)."""
+    over x) and, for the gradient flowing back, the channel sums of g and of g (x - mean) that
+    the rules of x, weight and bias all read, worked out once (`PerSeed`)."""
 
-    __slots__ = ("mean", "rstd", "seed", "sums")
+    __slots__ = ("mean", "rstd")
 
     def __init__(self, mean, rstd) -> None:
-        self.mean, self.rstd, self.seed, self.sums = mean, rstd, None, None
+        super().__init__()
+        self.mean, self.rstd = mean, rstd
 
     def sums_of(self, g, x, dims: tuple) -> tuple:
         """(sum of g, sum of g (x - mean), x - mean), the sums over dims, kept."""
-        if self.seed is not g:
+
+        def work():
             centered = x - self.mean
-            self.sums = (_csum(g, dims), _csum(g * centered, dims), centered)
-            self.seed = g
-        return self.sums
+            return _csum(g, dims), _csum(g * centered, dims), centered
+
+        return self.once(g, work)
 
 
 def _csum(v, dims: tuple):

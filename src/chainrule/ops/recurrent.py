@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import xp
 from .._tensor import Tensor
-from ..op import Loops, Op, batch_elementwise
+from ..op import Loops, Op, PerSeed, batch_elementwise
 from .shape import cat, stack
 
 __all__: list[str] = []
@@ -183,18 +183,17 @@ def _stack(parts: list, dim: int = 0):
     return np.stack(parts, dim)
 
 
-class ScanTape:
+class ScanTape(PerSeed):
     """What a scan keeps from its forward for its backward. An LSTM's: each step's gate
     activations ``acts`` (T, B, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)) and
     ``tanh_c``, tanh of each step's cell state (T, B, H); an Elman RNN's: nothing (its output
-    is all its backward reads). And for both, the gradients of all the inputs, worked out once
-    per backward (``seed``: the gradient they were worked out for) and handed to each input's
-    rule."""
+    is all its backward reads). Its rules share one backward through time (`PerSeed`)."""
 
-    __slots__ = ("acts", "tanh_c", "seed", "grads")
+    __slots__ = ("acts", "tanh_c")
 
     def __init__(self, acts, tanh_c) -> None:
-        self.acts, self.tanh_c, self.seed, self.grads = acts, tanh_c, None, None
+        super().__init__()
+        self.acts, self.tanh_c = acts, tanh_c
 
 
 def _lstm_scan(gates_x, h0, c0, w_hh, b_hh):
@@ -289,10 +288,8 @@ def _lstm_scan_backward(g, out, h0, c0, w_hh, acts, tanh_c):
 
 
 def _lstm_scan_grads(g, out, h0, c0, w_hh, tape):
-    if tape.seed is not g:
-        tape.grads = _lstm_scan_backward(g, out, h0, c0, w_hh, tape.acts, tape.tanh_c)
-        tape.seed = g
-    return tape.grads
+    return tape.once(g, lambda: _lstm_scan_backward(g, out, h0, c0, w_hh, tape.acts,
+                                                    tape.tanh_c))  # fmt: skip
 
 
 def _scan_rule(k: int):
@@ -428,10 +425,7 @@ def _rnn_scan_rule(k: int):
     """The rule for input k of the scan: its part of the gradients worked out once."""
 
     def rule(g, out, h0, w_hh, nonlinearity, tape):
-        if tape.seed is not g:
-            tape.grads = _rnn_scan_backward(g, out, h0, w_hh, nonlinearity)
-            tape.seed = g
-        return tape.grads[k]
+        return tape.once(g, lambda: _rnn_scan_backward(g, out, h0, w_hh, nonlinearity))[k]
 
     return rule
 
