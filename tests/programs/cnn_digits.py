@@ -1,7 +1,8 @@
 """A convolutional classifier for scikit-learn's 8x8 handwritten digits, in the shape of the
 classic MNIST example: Conv2d, BatchNorm2d, MaxPool2d, Dropout, log_softmax with nll_loss,
 train/test functions over DataLoaders, Adadelta with a StepLR schedule, and the model saved
-at the end. Run `python cnn_digits.py` or `chainrule run cnn_digits.py`."""
+at the end; `--compile` trains and tests the model through torch.compile. Run
+`python cnn_digits.py` or `chainrule run cnn_digits.py`."""
 
 import argparse
 
@@ -89,6 +90,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--log-interval", type=int, default=5)
     parser.add_argument("--save-model", action="store_true")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
 
@@ -113,6 +115,8 @@ def main():
             std = np.sqrt(2.0 / p[0].numel()) if p.dim() > 1 else 0.0  # He init, zero bias
             p.copy_(torch.from_numpy(rng.normal(0, std, size=p.shape).astype(np.float32)))
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
+    if args.compile:
+        model = torch.compile(model)
 
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     step = 0

@@ -2,8 +2,8 @@
 epochs: batches come from an endless DataLoader (a RandomSampler drawing with replacement
 int(1e10) times, wrapped in iter()), the learning rate follows a OneCycleLR schedule, metrics
 go to TensorBoard, evaluation runs every few hundred steps under torch.no_grad(), and the
-best model is written to and read back from a file object. Run `python digits_mlp.py` or
-`chainrule run digits_mlp.py`."""
+best model is written to and read back from a file object; `--compile` wraps the model in
+torch.compile. Run `python digits_mlp.py` or `chainrule run digits_mlp.py`."""
 
 import argparse
 import os
@@ -71,6 +71,7 @@ if __name__ == "__main__":
     parser.add_argument("--eval-every", type=int, default=100)
     parser.add_argument("--work-dir", type=str, default="out")
     parser.add_argument("--seed", type=int, default=3407)
+    parser.add_argument("--compile", action="store_true", help="use torch.compile on the model")
     args = parser.parse_args()
     print(vars(args))
 
@@ -80,6 +81,8 @@ if __name__ == "__main__":
     train_dataset, test_dataset = DigitsDataset("train"), DigitsDataset("test")
     model = MLP()
     print(f"number of parameters: {sum(p.numel() for p in model.parameters())}")
+    if args.compile:
+        model = torch.compile(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate,
                                   weight_decay=0.01, betas=(0.9, 0.99))  # fmt: skip
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=args.learning_rate,

@@ -1,8 +1,9 @@
 """Polynomial regression fitted by hand, the way first tutorials write it: features x, x^2,
 x^3, x^4 built with torch.cat, a single nn.Linear, the update written as
 param.data.add_(-lr * param.grad) and the gradients cleared with param.grad.data.zero_(),
-training until the loss drops below a threshold; then the same fit with raw tensors that
-require grad and torch.FloatTensor/DoubleTensor data. Run `python regression.py` or
+training until the loss drops below a threshold (`--compile`: the step, which reads its loss
+with .item(), under torch.compile); then the same fit with raw tensors that require grad and
+torch.FloatTensor/DoubleTensor data. Run `python regression.py` or
 `chainrule run regression.py`."""
 
 import argparse
@@ -35,6 +36,7 @@ def main():
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.5)
     parser.add_argument("--threshold", type=float, default=1e-3)
+    parser.add_argument("--compile", action="store_true", help="torch.compile the training step")
     args = parser.parse_args()
     torch.set_default_dtype(torch.float64)
 
@@ -58,14 +60,21 @@ def main():
         fc.weight.copy_(torch.from_numpy(rng.uniform(-0.5, 0.5, (1, POLY_DEGREE))))
         fc.bias.fill_(0.0)
 
-    for batch_idx in range(1, args.max_steps + 1):
-        batch_x, batch_y = get_batch(args.batch_size)
+    def train_step(batch_x, batch_y):
         fc.zero_grad()
         output = F.smooth_l1_loss(fc(batch_x), batch_y)
         loss = output.item()
         output.backward()
         for param in fc.parameters():
             param.data.add_(-args.lr * param.grad)
+        return loss
+
+    if args.compile:
+        train_step = torch.compile(train_step)
+
+    for batch_idx in range(1, args.max_steps + 1):
+        batch_x, batch_y = get_batch(args.batch_size)
+        loss = train_step(batch_x, batch_y)
         print(f"step {batch_idx - 1} loss {loss:.10f}")
         if loss < args.threshold:
             break

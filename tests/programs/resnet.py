@@ -2,8 +2,8 @@
 with two 3x3 convolutions, BatchNorm2d and an identity or 1x1-convolution shortcut, global
 average pooling, SGD with momentum, Nesterov and weight decay, a CosineAnnealingLR schedule,
 kaiming_normal_-style initialisation (drawn with NumPy here so every library starts alike),
-and the best checkpoint kept with its epoch and accuracy. Run `python resnet.py` or
-`chainrule run resnet.py`."""
+and the best checkpoint kept with its epoch and accuracy; `--compile` puts the network under
+torch.compile. Run `python resnet.py` or `chainrule run resnet.py`."""
 
 import argparse
 import os
@@ -101,6 +101,7 @@ def main():
     parser.add_argument("--size", default=12, type=int)
     parser.add_argument("--batch-size", default=32, type=int)
     parser.add_argument("--resume", "-r", action="store_true", help="resume from checkpoint")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the network")
     args = parser.parse_args()
     torch.set_default_dtype(torch.float64)
 
@@ -121,6 +122,8 @@ def main():
         checkpoint = torch.load("./checkpoint/ckpt.pth")
         net.load_state_dict(checkpoint["net"])
         best_acc, start_epoch = checkpoint["acc"], checkpoint["epoch"] + 1
+    if args.compile:
+        net = torch.compile(net)
 
     step = 0
     for epoch in range(start_epoch, start_epoch + args.epochs):
