@@ -1,7 +1,8 @@
 """A GAN on a two-dimensional mixture of eight Gaussians on a ring: a generator and a
 discriminator MLP, each with its own Adam optimizer, BCEWithLogitsLoss with real and fake
 labels, fake samples detached for the discriminator's step, both networks saved in one
-checkpoint. Run `python gan.py` or `chainrule run gan.py`."""
+checkpoint; `--compile` puts both networks under torch.compile. Run `python gan.py` or
+`chainrule run gan.py`."""
 
 import argparse
 import math
@@ -60,6 +61,7 @@ def main():
     parser.add_argument("--beta1", type=float, default=0.5)
     parser.add_argument("--manualSeed", type=int, default=999)
     parser.add_argument("--outf", default=".")
+    parser.add_argument("--compile", action="store_true", help="torch.compile both networks")
     args = parser.parse_args()
     torch.manual_seed(args.manualSeed)
 
@@ -71,6 +73,8 @@ def main():
     real_label, fake_label = 1.0, 0.0
     optimizerD = torch.optim.Adam(netD.parameters(), lr=args.lr, betas=(args.beta1, 0.999))
     optimizerG = torch.optim.Adam(netG.parameters(), lr=args.lr, betas=(args.beta1, 0.999))
+    if args.compile:
+        netG, netD = torch.compile(netG), torch.compile(netD)
     fixed_noise = torch.randn(256, args.nz)
 
     for i in range(args.iters):
