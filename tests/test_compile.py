@@ -154,33 +154,40 @@ def test_constants_fold_and_written_arrays_are_not_merged():
     assert compiled.stats["replayed"] == 1
 
 
-def test_item_inside_the_function_is_a_graph_break_that_names_the_line():
+def test_a_branch_on_item_replays_in_pieces_and_a_call_that_branches_otherwise_runs_eagerly():
     def f(x):
         y = x * 2
-        if y.sum().item() > 0:  # the break
+        if y.sum().item() > 0:  # the break: the Python needs a value here
             return y + 1
         return y - 1
 
     compiled = cr.compile(f)
-    with pytest.warns(UserWarning, match=r"item\(\) reads a tensor's values.*test_compile.py:\d+"):
-        assert compiled(cr.ones(2)).tolist() == [3.0, 3.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert compiled(-cr.ones(2)).tolist() == [-3.0, -3.0]  # eager from now on, no warning
-    assert compiled.stats == {"traced": 1, "replayed": 0, "eager": 1}
+        for k in (1.0, 2.0, 3.0):
+            assert compiled(cr.full((2,), k)).tolist() == [2 * k + 1] * 2
+    assert compiled.stats == {"traced": 2, "replayed": 1, "eager": 0}
+    assert [eq.kind for eq in compiled.program.equations] == ["op", "op", "read", "op", "read"]
+    with pytest.warns(UserWarning, match=r"compile\(f\): a call did sub.*test_compile.py:\d+"):
+        assert compiled(-cr.ones(2)).tolist() == [-3.0, -3.0]  # the other branch, eagerly
+    assert compiled(cr.ones(2)).tolist() == [3.0, 3.0]
+    assert compiled.stats == {"traced": 2, "replayed": 2, "eager": 1}
     with pytest.raises(cr.CompileError, match=r"fullgraph=True.*item\(\)"):
         cr.compile(f, fullgraph=True)(cr.ones(2))
 
 
-def test_numpy_work_on_data_runs_eagerly():
+def test_numpy_work_on_data_replays_while_its_result_is_the_recorded_constant():
     def f(x):
         return x * cr.tensor(np.sign(x.data.numpy()))  # made from x's values outside the record
 
     compiled = cr.compile(f)
-    with pytest.warns(UserWarning, match=r"numpy\(\) reads a tensor's values"):
-        compiled(cr.tensor([1.0, 2.0]))
+    assert compiled(cr.tensor([1.0, 2.0])).tolist() == [1.0, 2.0]
     assert compiled(cr.tensor([3.0, 4.0])).tolist() == [3.0, 4.0]
-    assert compiled(cr.tensor([-5.0, 6.0])).tolist() == [5.0, 6.0]
+    assert compiled(cr.tensor([5.0, 1.0])).tolist() == [5.0, 1.0]  # the same signs: replayed
+    assert compiled.stats == {"traced": 2, "replayed": 1, "eager": 0}
+    with pytest.warns(UserWarning, match=r"a call did mul with other arguments.*test_compile"):
+        assert compiled(cr.tensor([-5.0, 6.0])).tolist() == [5.0, 6.0]  # other signs: eager
+    assert compiled.stats == {"traced": 2, "replayed": 1, "eager": 1}
 
 
 @pytest.mark.parametrize(
@@ -256,10 +263,12 @@ def test_assigning_data_or_reading_it_into_numpy_is_a_graph_break():
         w.grad = None
         return loss.detach()
 
-    compiled = cr.compile(numpy_in_place)
-    with pytest.warns(UserWarning, match=r"numpy\(\) reads a tensor's values"):
-        compiled(cr.ones(2))
-    assert [compiled(cr.ones(2)).item() for _ in range(2)] == pytest.approx([2.2, 2.0])
+    compiled = cr.compile(numpy_in_place)  # the reads split it; the Python's write runs itself
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        losses = [compiled(cr.ones(2)).item() for _ in range(4)]
+    assert losses == pytest.approx([2.4, 2.2, 2.0, 1.8])
+    assert compiled.stats == {"traced": 2, "replayed": 2, "eager": 0}
 
 
 def test_same_inputs_twice_then_new_ones_still_read_the_new_ones():

@@ -66,20 +66,14 @@ CASES = [
     Case("vae.py", ("--epochs", "1", "--n", "384"), ((2, 4),)),
     # A ResNet: convolutions, batch norm, shortcuts; SGD with Nesterov momentum.
     Case("resnet.py", ("--epochs", "1", "--n-train", "192"), ((3, 4),)),
+    # The training step reads its loss with .item() between forward and backward: a graph
+    # break, replayed in pieces around the read (the Python runs again, the tensor work not).
+    Case("regression.py", ("--max-steps", "8"), ((2, 6),)),
 ]
 
 # What still runs eagerly (the losses are eager's all the same): each xfail fails loudly (strict)
 # once the program replays without an eager call.
 GAPS = [
-    pytest.param(
-        # The training step reads its loss with .item(): a graph break, which the compiler
-        # is to split into compiled pieces around the read (torch.compile's way).
-        Case("regression.py", ("--max-steps", "8"), ()),
-        marks=pytest.mark.xfail(
-            strict=True, reason="graph breaks split into pieces: lead's work in progress"
-        ),
-        id="regression",
-    ),
     pytest.param(
         # The discriminator called on the generator's output for the generator's step,
         # netD(fake): an input with gradient history runs eagerly, without a warning.

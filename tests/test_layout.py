@@ -23,7 +23,7 @@ ORDER = [
     "tensor_base", "methods", "methods.numeric", "methods.reductions", "methods.indexing",
     "methods.linalg", "methods.factories", "methods.special", "methods.statistics",
     "methods.aliases", "methods.variants", "_tensor", "autograd_compat", "autograd", "dispatch",
-    "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.passes",
+    "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.pieces", "compiler.passes",
     "compiler.compiled", "compiler",
     "creation", "tensor_types", "vector_math", "generator", "rejection_sampling", "random", "xp",
     "ops.arguments", "ops.elementwise", "ops.reduce", "ops.normalizers", "ops.picking",

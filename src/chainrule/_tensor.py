@@ -92,9 +92,10 @@ class Tensor(
         >>> w
         tensor([0., 0., 0.], requires_grad=True)
         """
+        copy = Tensor._make(self._array)
         if observe.current is not None:
-            observe.current.data_read(self)
-        return Tensor._make(self._array)
+            observe.current.data_read(self, copy)
+        return copy
 
     @data.setter
     def data(self, value: Tensor) -> None:

@@ -140,6 +140,10 @@ def run_backward(
             "jacfwd) is not supported; differentiate with reverse mode twice instead, e.g. "
             "jacrev(jacrev(f)) or hessian(f)"
         )
+    if observe.current is not None:  # a replay in pieces runs the recorded pass instead
+        done = observe.current.run_backward(outputs, seeds, retain_graph, create_graph, inputs)
+        if done is not observe.PLAIN:
+            return done
     # grad(): where each requested input's gradient is found (a leaf by id, a non-leaf by
     # its node's output), and the position(s) it goes to in the result.
     capture = None

@@ -34,6 +34,18 @@ _new = object.__new__
 _ndarray = np.ndarray  # a module global: one lookup, not np's attribute, per op
 
 
+def view_of(op, args: tuple, params: dict) -> tuple:
+    """(the version counter, the `ViewOf` record) of the result of the view row ``op`` on
+    ``args``: a view shares its base's counter and remembers how it was made from it."""
+    source = args[0]
+    counter = source._version_counter
+    step = ((op, args[1:], params),)
+    parent = source._view
+    if parent is None:
+        return counter, ViewOf(source, step, counter.value)
+    return counter, ViewOf(parent.base, parent.steps + step, counter.value)
+
+
 def apply_op(op, *args, **params) -> Tensor:
     """Run ``op`` on Tensors (or Python numbers) and, when needed, record a graph node.
 
@@ -100,16 +112,7 @@ def apply_op(op, *args, **params) -> Tensor:
         out = promote(op, out, arrays, params)
     counter = view = None
     if op.view and np.may_share_memory(out, arrays[0]):  # reshape may have had to copy
-        # A view shares its base's version counter and remembers how it was made from it.
-        source = args[0]
-        counter = source._version_counter
-        step = ((op, args[1:], params),)
-        parent = source._view
-        view = (
-            ViewOf(source, step, counter.value)
-            if parent is None
-            else ViewOf(parent.base, parent.steps + step, counter.value)
-        )
+        counter, view = view_of(op, args, params)
 
     # The node: what the rules that will run ask for, and what backward watches.
     node = None

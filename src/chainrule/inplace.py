@@ -26,6 +26,17 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
     view, the base's history is rewritten too (`copy_slices`), so whatever reads the base or
     any of its views afterwards gets the gradients PyTorch gives.
     """
+    observer = observe.current
+    if observer is None:
+        return _write(tensor, op, other, name)
+    observer.inplace_begins(write, tensor, op, other, name)
+    try:
+        return _write(tensor, op, other, name)
+    finally:
+        observer.inplace_ends()
+
+
+def _write(tensor: Tensor, op, other, name: str) -> Tensor:
     view = tensor._view  # its requires_grad and grad_fn below bring it up to date first
     base = view.base if view is not None else None
     recording = state.grad_enabled and (
@@ -86,10 +97,12 @@ def write(tensor: Tensor, op, other, name: str) -> Tensor:
 
 
 def _copy_into(target: np.ndarray, source: np.ndarray) -> None:
-    """Write ``source`` into the array ``target``, and tell the observer (a recording keeps it)."""
+    """Write ``source`` into the array ``target``, telling the observer first (a recording
+    keeps the write; a replay in pieces makes it later, when its program runs)."""
+    observer = observe.current
+    if observer is not None and observer.write(target, source):
+        return
     np.copyto(target, source, casting="same_kind")
-    if observe.current is not None:
-        observe.current.wrote(target, source)
 
 
 def _write_tangent(base: Tensor, steps: tuple, tangent) -> None:

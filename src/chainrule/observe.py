@@ -95,6 +95,12 @@ class Observer:
         """A call marked `replayed_whole` (an optimizer's step, a random draw...)."""
         return fn(*args, **kwargs)
 
+    def run_backward(self, outputs, seeds, retain_graph: bool, create_graph: bool,
+                     inputs) -> Any:  # fmt: skip
+        """A backward pass is about to run (`chainrule.autograd.run_backward`'s arguments): run
+        it and return what it returns, or return `PLAIN` to let the engine run it."""
+        return PLAIN
+
     # The backward pass.
 
     def backward_begins(self, create_graph: bool, to_leaves: bool) -> Any:
@@ -115,14 +121,28 @@ class Observer:
     def grad_assigned(self, tensor, value) -> None:
         """``tensor.grad = value`` ran."""
 
-    def wrote(self, target, source) -> None:
-        """An in-place op wrote the array ``source`` into the array ``target``."""
+    def inplace_begins(self, write: Callable, tensor, op, other, name: str) -> None:
+        """``write(tensor, op, other, name)``, an in-place op, begins (its op and its writes
+        are reported inside it); `inplace_ends` follows."""
+
+    def inplace_ends(self) -> None:
+        """The in-place op `inplace_begins` announced has ended."""
+
+    def write(self, target, source) -> bool:
+        """An in-place op is about to write the array ``source`` into the array ``target``:
+        True when the observer makes the write itself, later (a replay in pieces), False to
+        let the engine write now."""
+        return False
 
     def values_read(self, what: str) -> None:
         """A tensor's values were taken into Python or NumPy (``what``: ``"item()"``...)."""
 
-    def data_read(self, tensor) -> None:
-        """Code outside chainrule read ``tensor.data`` (a new Tensor over the same array)."""
+    def data_read(self, tensor, copy) -> None:
+        """Code outside chainrule read ``tensor.data``: ``copy``, a new Tensor over the same
+        array."""
+
+    def shared(self, tensor, copy) -> None:
+        """``copy``, a new Tensor over ``tensor``'s array, was made (``detach()``)."""
 
     def data_assigned(self, tensor) -> None:
         """Code outside chainrule assigned ``tensor.data``: ``tensor`` now holds another

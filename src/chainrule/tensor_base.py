@@ -376,6 +376,8 @@ class TensorBase:
         return int(self.item())
 
     def __repr__(self) -> str:
+        if observe.current is not None:
+            observe.current.values_read("printing a tensor")
         data = self._array
         # PyTorch's style: "1." when every value is a whole number, else four fixed decimals
         # (`chainrule.set_printoptions` changes the decimals, line width and summarising).
@@ -412,6 +414,8 @@ class TensorBase:
         """The same data (shared) without history: no grad_fn, no requires_grad."""
         t = self._make(self._array)
         t._version_counter = self._version_counter
+        if observe.current is not None:
+            observe.current.shared(self, t)
         return t
 
     def retain_grad(self) -> None:

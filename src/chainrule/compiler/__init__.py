@@ -3,6 +3,7 @@ of NumPy calls, check it, and replay it; `make_program` shows the record.
 
 - `chainrule.compiler.program`: the IR (`Var`, `Equation`, `Program`) and its replay;
 - `chainrule.compiler.tracer`: recording a call as the engine's observer (`chainrule.observe`);
+- `chainrule.compiler.pieces`: replaying a record around graph breaks, the Python run again;
 - `chainrule.compiler.passes`: dead code, common subexpressions, constant folding;
 - `chainrule.compiler.compiled`: `compile`, its cache and guards, `make_program`.
 """

@@ -34,6 +34,7 @@ from ..errors import GraphError
 from ..graph import Node, state
 from ..numpy_warnings import restore, silence
 from .passes import optimize
+from .pieces import Pieces
 from .program import Program, Var
 from .tracer import Tracer, _Slot
 
@@ -50,9 +51,9 @@ class _Record:
     """A verified program for one signature, ready to replay, with its guards."""
 
     def __init__(self, program: Program, spec: Any, guards: list, modules: list,
-                 values: list) -> None:  # fmt: skip
+                 values: list, literals: list) -> None:  # fmt: skip
         self.program, self.spec = program, spec
-        self.replay, self.replay_backward = program.build()
+        self.replay, self.replay_backward = program.build(literals)
         self.results = len(program.outputs) - program.backward_outputs
         self.leaves: list = []  # where the results' gradients go: input positions or tensors
         self.has_grad: list[bool] = []  # per leaf, whether the results' backward reaches it
@@ -61,6 +62,11 @@ class _Record:
         self._modules = modules  # (module, training) per module called
         self._values = values  # (position, array) per input that must keep its values
         self._seen = [None] * len(guards)  # per state tensor, its array when last checked
+        #: The record's events, when it replays in pieces (it went on past graph breaks),
+        #: and the numbers its program reads from the Python at each call (``L[k]``).
+        self.events: list | None = None
+        self.literals = literals
+        self.warned = False  # whether a call that left the record was warned about
 
     def holds(self, tensors: list[Tensor]) -> bool:
         """Whether the state, the modules and the inputs are still as they were recorded."""
@@ -182,12 +188,31 @@ class CompiledFunction:
         if entry.eager is None:
             for record in entry.records:
                 if record.holds(tensors):
+                    if record.events is not None:
+                        return self._in_pieces(record, args, kwargs, tensors)
                     self.stats["replayed"] += 1
                     return record.run(tensors)
         if entry.eager is not None:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         return self._trace(entry, args, kwargs, tensors)
+
+    def _in_pieces(self, record: _Record, args: tuple, kwargs: dict, tensors: list[Tensor]):
+        """Run the function's Python again, its tensor work from the record (`pieces`)."""
+        pieces = Pieces(record, tensors)
+        result = pieces.call(self.fn, args, kwargs)
+        if pieces.diverged is None:
+            self.stats["replayed"] += 1
+            return result
+        self.stats["eager"] += 1
+        if not record.warned:
+            record.warned = True
+            warnings.warn(
+                f"compile({self.name}): a call did {pieces.diverged}, where the record went "
+                "another way; it ran eagerly from there (each call that does so will)",
+                stacklevel=3,
+            )
+        return result
 
     def _trace(self, entry: _Entry, args: tuple, kwargs: dict, tensors: list[Tensor]):
         tracer = Tracer(tensors, self.fullgraph)
@@ -197,7 +222,11 @@ class CompiledFunction:
         try:
             if tracer.broken is not None:
                 raise _Eager(f"graph break: {tracer.broken}")
-            spec = _output_spec(result, tracer)
+            if tracer.reads:
+                spec = _pieces_spec(result, tracer)
+            else:
+                tracer.drop_barriers()
+                spec = _output_spec(result, tracer)
             if tracer.grad_results:
                 tracer.trace_result_backward(tracer.grad_results)
                 if tracer.broken is not None:
@@ -279,6 +308,42 @@ def _output_spec(result: Any, tracer: Tracer) -> Any:
     raise _Eager(f"it returns a {type(result).__name__}, which the replay cannot rebuild")
 
 
+def _pieces_spec(result: Any, tracer: Tracer) -> tuple:
+    """The spec of a record that replays in pieces (the Python gives the results itself),
+    after the last read; or `_Eager` when it cannot."""
+    tracer.end()
+    if tracer.unsafe is not None:
+        raise _Eager(
+            f"graph break: {tracer.first_read}; the call cannot replay in pieces around it, "
+            f"because {tracer.unsafe}"
+        )
+    if _needs_gradients(result, tracer):
+        raise _Eager(
+            f"graph break: {tracer.first_read}; the call's results require grad, and a "
+            "replay in pieces keeps their gradient history inside the program (compile the "
+            "whole training step, or move the read out of the compiled function)"
+        )
+    return ("pieces", None)
+
+
+def _needs_gradients(result: Any, tracer: Tracer) -> bool:
+    """Whether ``result`` holds a tensor computed in the record whose graph a later backward
+    could still run (not spent by the call's own backward)."""
+    if isinstance(result, Tensor):
+        var = tracer.vars.get(id(result._array))
+        return (
+            result._grad_fn is not None
+            and var is not None
+            and var.kind == "temp"
+            and _spent_node(result) is None
+        )
+    if type(result) in (tuple, list):
+        return any(_needs_gradients(r, tracer) for r in result)
+    if type(result) is dict:
+        return any(_needs_gradients(r, tracer) for r in result.values())
+    return False
+
+
 def _spent_node(result: Tensor) -> str | None:
     """The name of the first node in ``result``'s graph whose saved arrays a backward pass
     freed (the step's own ``loss.backward()``), or None while its graph can still run."""
@@ -349,17 +414,25 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     """The program of two agreeing records (``(tracer, spec)`` each), optimized and built."""
     a, spec_a = first
     b, spec_b = second
+    if [(e.kind, e.key) for e in a.events if e.kind != "grad"] != [
+        (e.kind, e.key) for e in b.events if e.kind != "grad"
+    ]:
+        raise _Eager("two calls did different things (Python control flow on other values?)")
     if len(a.equations) != len(b.equations):
         raise _Eager(
             f"two calls recorded {len(a.equations)} and {len(b.equations)} equations (Python "
             "control flow that depends on values outside the arguments?)"
         )
     pairs: dict[Var, Var] = {}
+    literals: list = []  # a replay in pieces takes these numbers from the Python, each call
+    events = {id(e.ins): e for e in b.events if e.kind == "op"}
     for eq_a, eq_b in zip(a.equations, b.equations):
         if (eq_a.kind, eq_a.name, eq_a.phase) != (eq_b.kind, eq_b.name, eq_b.phase) or (
             eq_a.kind == "op" and eq_a.fn is not eq_b.fn
         ):
             raise _Eager(f"two calls recorded {eq_a.name} and {eq_b.name} at one place")
+        if b.reads and eq_a.kind == "op" and id(eq_b.ins) in events:
+            _dynamic(eq_a, eq_b, events[id(eq_b.ins)], literals)
         if not _agree(eq_a.ins, eq_b.ins, pairs) or not _agree(eq_a.params, eq_b.params, pairs):
             raise _Eager(f"{eq_a.name}'s arguments differ between two calls")
         for out_a, out_b in zip(eq_a.outs, eq_b.outs):
@@ -377,7 +450,9 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     first_of = {id(w): v for v, w in pairs.items()}  # the first record's Var of each Var
     states, consts = [], []
     for var_b, tensor_b, snap_b in b.free:
-        var_a = first_of[id(var_b)]
+        var_a = first_of.get(id(var_b))
+        if var_a is None:  # only an event reads it (an argument no equation reads)
+            continue
         tensor_a, snap_a = snapshots[var_a]
         if tensor_a is tensor_b:
             var_b.source, var_b.value = tensor_b, labels.get(id(tensor_b), var_b.name)
@@ -388,7 +463,9 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
         else:
             raise _Eager(_unstable(b, var_b))
     for var_b, snap_b in b.raw:
-        var_a = first_of[id(var_b)]
+        var_a = first_of.get(id(var_b))
+        if var_a is None:
+            continue
         if not _same_array(snapshots[var_a][1], snap_b):
             raise _Eager(_unstable(b, var_b))
         var_b.value = snap_b
@@ -412,11 +489,30 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
         for i, (first, snap) in enumerate(zip(a.input_values, b.input_values))
         if program.consts and _same_array(first, snap)
     ]
-    record = _Record(program, spec, guards, modules, values)
+    record = _Record(program, spec, guards, modules, values, literals)
     record.leaves = b.result_leaves
     record.has_grad = [v is not None for v in b.result_grads]
     record.result_meta = tuple((r.shape, r.dtype) for r in b.grad_results)
+    if spec[0] == "pieces":
+        record.events = b.events
+        record.literals = literals
     return record
+
+
+def _dynamic(eq_a, eq_b, event, literals: list) -> None:
+    """Where two records of a call replayed in pieces passed an op different numbers
+    (``loss < best`` as ``best`` improves), make each such argument a *literal* of the
+    program, ``L[k]``, that the replay takes from the Python at each call."""
+    ins_a, ins_b = list(eq_a.ins), list(eq_b.ins)
+    for i, (x, y) in enumerate(zip(ins_a, ins_b)):
+        if type(x) in (int, float) and type(x) is type(y) and x != y and x == x:
+            var = Var(f"L[{len(literals)}]", "input", (), np.dtype(type(x)),
+                      source=("literal", len(literals)), value=type(x))  # fmt: skip
+            literals.append(y)
+            ins_a[i] = ins_b[i] = var
+    if ins_b != list(eq_b.ins):
+        eq_a.ins, eq_b.ins = tuple(ins_a), tuple(ins_b)
+        event.ins = eq_b.ins
 
 
 def _renumber(spec: Any, outputs: list[Var]) -> Any:
@@ -544,6 +640,7 @@ def make_program(fn: Callable, *, optimized: bool = True) -> Callable[..., Progr
         tracer = Tracer(tensors, fullgraph=True)
         with tracer:
             result = fn(*args, **kwargs)
+        tracer.drop_barriers()
         outputs = _result_vars(result, tracer)
         labels = _labels(tracer.modules)
         states, consts = [], []

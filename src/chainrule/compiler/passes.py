@@ -16,8 +16,9 @@ import numpy as np
 from ..dispatch import promote
 from .program import Equation, Program, Var
 
-#: Equations kept whether or not their outputs are read: they change something outside.
-EFFECTS = ("call", "write", "grad")
+#: Equations kept whether or not their outputs are read: they change something outside (a
+#: "read" hands arrays to the function's Python).
+EFFECTS = ("call", "write", "grad", "read")
 
 
 def mutated(program: Program) -> set[Var]:
@@ -204,15 +205,15 @@ def plan_memory(program: Program) -> Program:
     allocates nothing for them, and a chain of elementwise ops writes into one array.
 
     Only arrays nothing outside the replay can hold are shared: never an output, a gradient
-    handed to ``.grad``, what a "call" receives or returns, an array written in place (or a
-    view of one), nor the inputs, state and constants.
+    handed to ``.grad``, what a "call" receives or returns or a "read" hands to the Python,
+    an array written in place (or a view of one), nor the inputs, state and constants.
     """
     roots = _roots(program)
     escaping = {roots[v] for v in program.outputs}
     escaping |= {roots[v] for v in mutated(program)}
     escaping |= {roots[v] for v in program.split()[2]}  # kept for the results' backward
     for eq in program.equations:
-        if eq.kind in ("grad", "call"):
+        if eq.kind in ("grad", "call", "read"):
             escaping |= {roots[v] for v in (*eq.inputs(), *eq.outs)}
     last: dict[Var, int] = {}  # alias group -> the last equation that reads it
     for i, eq in enumerate(program.equations):
@@ -281,7 +282,7 @@ def deliver_directly(program: Program) -> Program:
     kept: list[Equation] = []
     cleared: dict[int, int] = {}  # id(leaf) -> position in ``kept`` of its clearing
     for eq in program.equations:
-        if eq.kind == "call":
+        if eq.kind in ("call", "read"):  # the Python may look at .grad there
             cleared.clear()
         elif eq.kind == "grad":
             leaf = eq.params["leaf"]

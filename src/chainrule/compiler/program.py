@@ -25,8 +25,11 @@ VAR_KINDS = ("input", "state", "const", "temp")
 #: - "call": a function run whole (``fn``), as marked by `observe.replayed_whole`: an
 #:   optimizer's step, zero_grad, a random draw;
 #: - "write": copy ``ins[1]`` into the array ``ins[0]`` (an in-place op's write);
-#: - "grad": add ``ins[0]`` into a leaf's ``.grad`` (``params["leaf"]``), as backward does.
-EQUATION_KINDS = ("op", "call", "write", "grad")
+#: - "grad": add ``ins[0]`` into a leaf's ``.grad`` (``params["leaf"]``), as backward does;
+#: - "read": a graph break: the function's Python needs values here (``name`` says what read
+#:   them, ``params["at"]`` where), or has just seen a whole call's effects; the replay, a
+#:   generator then, hands it the arrays of ``ins`` and waits (`chainrule.compiler.pieces`).
+EQUATION_KINDS = ("op", "call", "write", "grad", "read")
 
 #: The phase of the equations that compute the gradients of a call's results, run when the
 #: caller's backward reaches them (a compiled function whose results require grad).
@@ -39,7 +42,7 @@ _SHORT_DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "
 
 def is_seed(var: Var) -> bool:
     """Whether ``var`` is the gradient of a result, given to the results' backward."""
-    return var.kind == "input" and type(var.source) is tuple
+    return var.kind == "input" and type(var.source) is tuple and var.source[0] == "seed"
 
 
 class Var:
@@ -98,6 +101,9 @@ class Equation:
         args += [f"{key}={_show(value)}" for key, value in self.params.items()]
         if self.kind == "write":
             return f"{self.ins[0]}[...] = {self.ins[1]}"
+        if self.kind == "read":
+            held = f" {', '.join(_show(a) for a in self.ins)}" if self.ins else ""
+            return f"yield{held}  # {self.name}, {self.params['at']}"
         if self.kind == "grad":
             label = self.params["label"]
             if self.params["mode"] == "add":
@@ -202,13 +208,15 @@ class Program:
         equation, globals named after what they hold."""
         return self._generate()[0]
 
-    def build(self) -> tuple[Callable, Callable | None]:
+    def build(self, literals: list | None = None) -> tuple[Callable, Callable | None]:
         """The replay, a function of the call's input tensors returning the results' arrays
         and then the arrays saved for the results' backward; and that backward, a function of
         (the saved arrays, the results' gradients) returning the gradients (None when the
-        results need none)."""
+        results need none). A program with "read" equations replays as a generator that
+        yields at each of them; ``literals`` is the list its ``L[k]`` read, which a replay in
+        pieces fills before running on."""
         source, bound = self._generate()
-        namespace = dict(bound)
+        namespace = dict(bound, L=literals)
         exec(compile(source, f"<chainrule program {self.name}>", "exec"), namespace)  # noqa: S102
         return namespace["replay"], namespace.get("replay_backward")
 
@@ -299,6 +307,8 @@ class Program:
                 lines.append(f"    {outs}= {call}" if eq.outs else f"    {call}")
             elif eq.kind == "write":
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
+            elif eq.kind == "read":
+                lines.append(f"    yield ({''.join(f'{a}, ' for a in args)})")
             elif eq.kind == "grad":
                 leaf = eq.params["leaf"]
                 label = eq.params["label"]

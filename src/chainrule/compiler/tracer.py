@@ -8,14 +8,20 @@ gradients reaching leaves become "grad" equations; in-place writes become "write
 what is marked `observe.replayed_whole` (an optimizer's step, zero_grad, a random draw)
 becomes one "call".
 
-What the record cannot see ends it, a *graph break*: a tensor's values read into Python
-(``.item()``, ``bool(t)``, ``.tolist()``, ``.numpy()``), a `Function` subclass (its rules
+A tensor's values read into Python (``.item()``, ``bool(t)``, ``print(t)``, ``.numpy()``)
+is a *graph break* that the record goes on past: a "read" equation marks where the
+function's Python needs values, with the tensors it still holds, and a whole call is
+followed by one too. Alongside the equations the tracer keeps the *events*, what the
+function's own Python did (an op called, a whole call, a write, a ``.grad`` set, a backward
+pass, a read): a replay in pieces (`chainrule.compiler.pieces`) matches the function's
+Python against them. What the record cannot see ends it: a `Function` subclass (its rules
 work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from there.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from typing import Any
 
@@ -29,6 +35,27 @@ from ..graph import state, user_line
 from ..observe import PLAIN, Observer
 from ..signatures import TRANSLATED, translate
 from .program import RESULT_BACKWARD, Equation, Var
+
+
+class Event:
+    """One thing the traced function's Python did: ``kind`` is "op" (``key`` the op row),
+    "call" (a whole call, ``key`` the function), "write", "grad" (``.grad`` set, ``key`` the
+    tensor), "backward" or "read" (``key`` what read values); ``ins`` and ``params`` hold
+    Vars where the call had tensors; ``outs`` the Vars of what it gave back; ``info`` what a
+    replay needs to make the same Python objects (requires grad, a view, a call's template);
+    ``arrays`` the arrays of ``outs`` (which of them the Python still holds at the next
+    read, through a tensor or another tensor over the same memory, `Tracer._barrier` tells by
+    their reference counts)."""
+
+    __slots__ = ("kind", "key", "ins", "params", "outs", "info", "arrays")
+
+    def __init__(self, kind: str, key: Any, ins: tuple, params: dict, outs: tuple,
+                 info: dict, arrays: tuple) -> None:  # fmt: skip
+        self.kind, self.key, self.ins, self.params = kind, key, ins, params
+        self.outs, self.info, self.arrays = outs, info, arrays
+
+    def __repr__(self) -> str:
+        return f"<event {self.kind} {getattr(self.key, 'name', self.key)!s}>"
 
 
 class Tracer(Observer):
@@ -47,7 +74,7 @@ class Tracer(Observer):
         self.fullgraph = fullgraph
         self.equations: list[Equation] = []
         self.vars: dict[int, Var] = {}  # id(array) -> its Var
-        self._keep: list = []  # what `vars` names by id stays alive while tracing
+        self._keep: dict[int, np.ndarray] = {}  # what `vars` names by id stays alive
         self.inputs: list[Var] = []
         self.input_index: dict[int, int] = {}  # id(tensor) -> position among the inputs
         self.free: list[tuple[Var, Tensor, np.ndarray]] = []
@@ -58,6 +85,15 @@ class Tracer(Observer):
         self.grad_results: list[Tensor] = []  # results that require grad (`compiled`)
         self.result_grads: list = []  # Vars (None: no gradient), from `trace_result_backward`
         self.result_leaves: list = []
+        #: What the function's own Python did, in order (`Event`); ``reads``: how many graph
+        #: breaks it went on past; ``unsafe``: why the record cannot replay in pieces.
+        self.events: list[Event] = []
+        self.reads = 0
+        self.first_read: str | None = None  # the first graph break, for messages
+        self.unsafe: str | None = None
+        self._segment = 0  # the first event since the last read
+        self._nested = 0  # inside an op's decomposition or a traced backward: no events
+        self._pass: Event | None = None  # the backward event whose pass runs now
         self._count = 0
         # The observer is global: another thread's ops (a data loader's) run as usual, never
         # recorded, and so do this thread's while it runs an op or a whole call (`unobserved`).
@@ -92,7 +128,7 @@ class Tracer(Observer):
 
     def _name(self, array: np.ndarray, var: Var) -> Var:
         self.vars[id(array)] = var
-        self._keep.append(array)
+        self._keep[id(array)] = array
         return var
 
     def _temp(self, array: np.ndarray) -> Var:
@@ -144,12 +180,17 @@ class Tracer(Observer):
             params = translate(op.name, params)
         data = result._array
         promoted = _was_promoted(op, args, params, data)
-        if (
-            op.decomposition is not None
-            and not promoted
-            and self._decompose(op, args, params, result)
-        ):
-            return result
+        if op.decomposition is not None and not promoted:
+            self._nested += 1
+            try:
+                decomposed = self._decompose(op, args, params, result)
+            finally:
+                self._nested -= 1
+            if decomposed:
+                ins = tuple(self.var_of(a) for a in args)
+                mapped = {key: self.var_of(value) for key, value in params.items()}
+                self._op_event(op, ins, mapped, result)
+                return result
         ins = tuple(self.var_of(a) for a in args)
         mapped = {key: self.var_of(value) for key, value in params.items()}
         eq = Equation("op", op, op.name, ins, mapped, (self._temp(data),), self.phase)
@@ -158,7 +199,51 @@ class Tracer(Observer):
         eq.c_order = data.flags.c_contiguous
         eq.alias = any(isinstance(a, Tensor) and np.may_share_memory(data, a._array) for a in args)
         self._record(eq)
+        self._op_event(op, ins, mapped, result)
         return result
+
+    def _op_event(self, op, ins: tuple, mapped: dict, result: Tensor) -> None:
+        if self._nested:
+            return
+        data = result._array
+        info = {
+            "grad": result._grad_fn is not None,
+            "view": result._view is not None,
+            "order": "C" if data.flags.c_contiguous or not data.flags.f_contiguous else "F",
+        }
+        self._event("op", op, ins, mapped, (self.vars[id(data)],), info, (result,))
+
+    def _event(self, kind: str, key: Any, ins: tuple, params: dict, outs: tuple, info: dict,
+               tensors: tuple = ()) -> Event:  # fmt: skip
+        arrays = tuple(t._array if isinstance(t, Tensor) else t for t in tensors)
+        event = Event(kind, key, ins, params, outs, info, arrays)
+        self.events.append(event)
+        return event
+
+    def _barrier(self, what: str, where: str, call: bool = False) -> None:
+        """A "read" equation and event: the function's Python needs values here; it hands
+        over the Vars of this segment's results that the Python still holds."""
+        held: dict[int, Var] = {}
+        for event in self.events[self._segment :]:
+            for var, array in zip(event.outs, event.arrays):
+                # Held by `_keep`, the event, this loop and getrefcount: anything more is the
+                # Python's (a tensor, a detached one over it) or a graph's (saved for backward).
+                if sys.getrefcount(array) > 4:
+                    held.setdefault(id(var), var)
+        visible = tuple(held.values())
+        self._record(Equation("read", None, what, visible, {"at": where}, (), self.phase))
+        self._event("read", what, visible, {}, (), {"at": where, "call": call})
+        self._segment = len(self.events)
+
+    def drop_barriers(self) -> None:
+        """Remove the "read" equations: a record that never went past a graph break replays
+        whole, and its passes need not stop at them."""
+        self.equations = [eq for eq in self.equations if eq.kind != "read"]
+
+    def end(self) -> None:
+        """The call returned: the last read, of what its Python still holds (a record that
+        went on past a graph break)."""
+        self._barrier("the end of the call", "return")
 
     def _decompose(self, op, args: tuple, params: dict, result: Tensor) -> bool:
         """Record ``op`` as the ops of its decomposition, run on the same inputs, if they give
@@ -223,18 +308,36 @@ class Tracer(Observer):
         eq = Equation("call", call, name, tuple(slots), {}, out_vars, self.phase)
         eq.params = {"fn": fn, "template": template, "pure": pure}  # verification compares
         self._record(eq)
+        if not self._nested:
+            if shape is None and result is not None and not pure:
+                self.unsafe = self.unsafe or f"{name} returns a {type(result).__name__}"
+            made = _result_objects(result)
+            grads = [isinstance(r, Tensor) and r._requires_grad for r in made]
+            info = {"template": template, "shape": shape, "grad": grads}
+            self._event("call", fn, tuple(slots), {}, out_vars, info, made)
+            if not pure:  # the Python after it sees its effects (a pure one has none)
+                self._barrier(name, user_line(), call=True)
         return result
 
-    def wrote(self, target: np.ndarray, source: np.ndarray) -> None:
-        """An in-place op wrote ``source`` into ``target``."""
-        if not self.recording():
-            return
-        eq = Equation(
-            "write", None, "write", (self.var_of(target), self.var_of(source)), {}, (), self.phase
-        )
-        self._record(eq)
+    def inplace_begins(self, write, tensor: Tensor, op, other, name: str) -> None:
+        """An in-place op: an "inplace" event before those of its op and its writes (a
+        diverging replay runs it again whole)."""
+        if self.recording() and not self._nested:
+            ins = (self.var_of(tensor), self.var_of(other))
+            self._event("inplace", name, ins, {}, (), {})  # by name: ``op`` may be made anew
 
-    def data_read(self, tensor: Tensor) -> None:
+    def write(self, target: np.ndarray, source: np.ndarray) -> bool:
+        """An in-place op writes ``source`` into ``target``: a "write" equation (the engine
+        writes, as usual)."""
+        if not self.recording():
+            return False
+        ins = (self.var_of(target), self.var_of(source))
+        self._record(Equation("write", None, "write", ins, {}, (), self.phase))
+        if not self._nested:
+            self._event("write", None, ins, {}, (), {})
+        return False
+
+    def data_read(self, tensor: Tensor, copy: Tensor) -> None:
         """The function's own code read ``tensor.data``, a new Tensor over the same array:
         the array's Var is named after ``tensor`` itself now, so that a record whose first
         sight of a state tensor is its ``.data`` (``p.data.add_(-lr * p.grad)``) still reads
@@ -248,6 +351,18 @@ class Tracer(Observer):
         if self.recording():
             self.graph_break("assigning a tensor's .data is not traced")
 
+    def run_backward(self, outputs, seeds, retain_graph: bool, create_graph: bool, inputs):
+        """A backward pass of the function's own Python: a "backward" event (the pass itself
+        is traced as usual; its rules' ops are no events)."""
+        if self.recording() and not self._nested:
+            if inputs is not None:
+                self.unsafe = self.unsafe or "autograd.grad() is called"
+            ins = tuple(self.var_of(o) for o in outputs)
+            info = {"seeds": tuple(None if g is None else self.var_of(g) for g in seeds),
+                    "retain": retain_graph, "create": create_graph, "leaves": []}  # fmt: skip
+            self._pass = self._event("backward", None, ins, {}, (), info)
+        return PLAIN
+
     def backward_begins(self, create_graph: bool, to_leaves: bool) -> bool:
         """`run_backward` starts: its rules' ops are the backward phase. Returns whether it
         is recorded."""
@@ -257,10 +372,14 @@ class Tracer(Observer):
             self.graph_break("backward with create_graph=True is not traced")
         if self.phase != RESULT_BACKWARD:
             self.phase = "backward"
+        self._nested += 1
         return True
 
     def backward_ends(self, begun: bool) -> None:
         """`run_backward` ended: what follows (an optimizer's step) is the update phase."""
+        if begun:
+            self._nested -= 1
+            self._pass = None
         if begun and self.phase != RESULT_BACKWARD:
             self.phase = "update"
 
@@ -284,6 +403,10 @@ class Tracer(Observer):
             new = accumulate_grad(leaf, array, bool(owned))
             eq = self._grad_equation(leaf, "add", (var,), bool(owned), (self._temp(new),))
             eq.params["writeable"] = array.flags.writeable  # may the leaf keep it (a pass)
+            if self._pass is not None:  # the backward event: which .grad Python sees next
+                self._pass.info["leaves"].append((leaf, eq.outs[0]))
+                self._pass.outs += (eq.outs[0],)
+                self._pass.arrays += (leaf._grad._array,)
 
     def grad_assigned(self, tensor: Tensor, value: Tensor | None) -> None:
         """``tensor.grad = value`` ran: a "grad" equation that sets it at each replay."""
@@ -291,6 +414,8 @@ class Tracer(Observer):
             return
         ins = () if value is None else (self.var_of(value),)
         self._grad_equation(tensor, "set", ins, False, ())
+        if not self._nested:
+            self._event("grad", tensor, ins, {}, (), {})
 
     def _grad_equation(
         self, leaf: Tensor, mode: str, ins: tuple, owned: bool, outs: tuple
@@ -329,14 +454,32 @@ class Tracer(Observer):
         return self.result_leaves
 
     def values_read(self, what: str) -> None:
-        """``what`` took a tensor's values into Python or NumPy: the record ends here."""
-        if self.recording():
-            self.graph_break(f"{what} reads a tensor's values, which the record cannot follow")
+        """``what`` takes a tensor's values into Python or NumPy: a graph break, which the
+        record goes on past with a "read" (with fullgraph, an error). Inside a backward pass
+        or an op's decomposition the record ends."""
+        if not self.recording():
+            return
+        reason = f"{what} reads a tensor's values"
+        if self.fullgraph or self._nested or self.phase == RESULT_BACKWARD:
+            self.graph_break(f"{reason}, which the record cannot follow")
+            return
+        self.reads += 1
+        self.first_read = self.first_read or f"{reason}, at {user_line()}"
+        self._barrier(what, user_line())
 
     def module_called(self, module) -> None:
         """A module was called: its mode (train or eval) guards the record."""
         if self.recording():
             self.modules.append(module)
+
+
+def _result_objects(result: Any) -> tuple:
+    """The Tensors and arrays among a whole call's results, in `_result_shape`'s order."""
+    if isinstance(result, (Tensor, np.ndarray)):
+        return (result,)
+    if type(result) in (tuple, list):
+        return tuple(t for r in result for t in _result_objects(r))
+    return ()
 
 
 def _was_promoted(op, args: tuple, params: dict, out: np.ndarray) -> bool:
@@ -471,4 +614,4 @@ def _flatten(result: Any, shape: Any) -> tuple:
     return ()
 
 
-__all__ = ["Tracer"]
+__all__ = ["Event", "Tracer"]

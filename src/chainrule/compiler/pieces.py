@@ -1,0 +1,586 @@
+"""Replaying a record in pieces: a call whose Python reads values (``.item()``, ``print``,
+``if loss < best:``) runs its Python again, while its tensor work comes from the program.
+
+A record that went on past graph breaks (`chainrule.compiler.tracer`) has "read" equations
+where the Python needed values and after each whole call; its replay is a generator that
+stops at each. `Pieces`, the engine's observer for one call, runs the function's Python and
+matches what it does against the record's events, one by one: an op with the same row on
+the same Vars and equal literals gets a *pending* tensor (its array is a placeholder of the
+right shape and dtype); a write or a ``.grad`` set is noted; a backward pass gives the
+leaves pending gradients. At a read (or a whole call), the program runs on to its next stop
+and hands over the arrays of the pending tensors the Python still holds. Every match is a
+guard on what the Python decided: the first event that differs from the record (another
+branch, another number) makes the call go on eagerly from there, after the events matched
+since the last stop have run eagerly, in order, on the real arrays.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .. import dispatch, observe
+from .._tensor import Tensor
+from ..autograd import run_backward
+from ..errors import GraphError
+from ..graph import Node, user_line
+from ..numpy_warnings import restore, silence
+from ..observe import PLAIN, Observer
+from ..signatures import TRANSLATED, translate
+from .program import Var
+from .tracer import Event, _Slot
+
+_new = object.__new__
+
+
+class Pending(Node):
+    """The ``grad_fn`` of a tensor a replay in pieces computed: its gradient history stayed
+    inside the compiled program, which runs the backward passes the call itself makes."""
+
+    __slots__ = ("op", "label", "tensor")
+
+    def __init__(self, op, tensor: Tensor) -> None:
+        super().__init__((), ((tensor._array.shape, tensor._array.dtype),), ())
+        self.op = getattr(op, "name", op)
+        self.label = getattr(op, "backward_name", op)  # as eager's node shows: SumBackward
+        self.tensor = weakref.ref(tensor)
+
+    @property
+    def name(self) -> str:
+        return self.op
+
+    def __repr__(self) -> str:
+        return f"<{self.label}>"
+
+    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
+        raise GraphError(
+            f"{self.op}: this tensor was computed by a compiled call replayed in pieces (around "
+            "a graph break), whose gradient history stays inside the compiled program; "
+            "backward through it is possible only inside the call, as it was recorded. Call "
+            "the function uncompiled (or compile the code without the .item()/print)"
+        )
+
+
+class Diverged(Exception):
+    """The function's Python did something the record does not hold next."""
+
+
+class Pieces(Observer):
+    """One call of a record replayed in pieces (see the module's docstring). ``diverged``
+    is why the call went on eagerly (None when it did not)."""
+
+    def __init__(self, record, tensors: list[Tensor]) -> None:
+        super().__init__()
+        self.events: list[Event] = record.events
+        self._literals = record.literals
+        self.pos = 0
+        self.diverged: str | None = None
+        self._thread = threading.get_ident()
+        self._run = record.replay(tensors)  # a generator: nothing runs before the first stop
+        # id(array) -> (its Vars, the array, its pending Tensor or None). The arrays stay
+        # referenced, so that no new array can take an old one's id during the call.
+        self._known: dict[int, tuple] = {}
+        for var, tensor in zip(record.program.inputs, tensors):
+            self._known[id(tensor._array)] = ([var], tensor._array, None)
+        self._pending: list[tuple] = []  # (weakref to a pending Tensor or array, its Var)
+        self._placeholders: set[int] = set()  # ids of the pending arrays made since the stop
+        # What was matched, to run eagerly if the call diverges: the events since the last stop,
+        # and before them those since the last whole call that can run again (ops, writes to
+        # their own results), so that a divergence after a read still gives their tensors an
+        # eager graph. Tensors the journal made are named by Var (`_Ref`), never held.
+        self._journal: list[tuple] = []
+        self._made: set[int] = set()  # id(Var) of what the journal's ops made
+        self._sealed = False  # the journal holds effects that must not run twice
+        self._grads_before: list[tuple] = []  # (leaf, its .grad before a pending backward)
+        self._inplace = 0  # inside an in-place op: its own op and writes go unjournaled
+
+    # Running a call.
+
+    def call(self, fn, args: tuple, kwargs: dict) -> Any:
+        """``fn(*args, **kwargs)`` with this replay watching; its result, as eager mode's."""
+        self.attach()
+        try:
+            result = fn(*args, **kwargs)
+            if self.diverged is None:
+                self._expect("read")
+                if self.diverged is None:
+                    self._stop()
+                    self._run.close()
+        except BaseException:
+            if self.diverged is None:
+                self._diverge("the function raised")
+            raise
+        finally:
+            self.detach()
+        return result
+
+    # Matching.
+
+    def recording(self) -> bool:
+        """True while this thread's Python is matched: the engine then takes the paths it took
+        while the record was made (the losses' composed rows, a clone for a saved array)."""
+        return observe.current is self and threading.get_ident() == self._thread
+
+    def _expect(self, kind: str, key: Any = None) -> Event | None:
+        """The next event, if it is of ``kind`` (and ``key``); else the call diverges."""
+        if self.pos >= len(self.events):
+            self._diverge(f"{kind} after the record's end")
+            return None
+        event = self.events[self.pos]
+        if event.kind != kind or (
+            key is not None and event.key is not key and not (type(key) is str and event.key == key)
+        ):
+            self._diverge(f"{_label(kind, key)} where the record has {_label(event.kind, event.key)}")
+            return None
+        return event
+
+    def _is(self, value: Any, expected: Any) -> bool:
+        """Whether ``value`` (an argument now) is what the record had: the same Var for a
+        tensor or array, an equal literal otherwise."""
+        if isinstance(expected, Var):
+            if type(expected.source) is tuple and expected.source[0] == "literal":
+                if type(value) is not expected.value:  # a number the program takes each call
+                    return False
+                self._literals[expected.source[1]] = value
+                return True
+            if isinstance(value, Tensor):
+                array = value._array
+            elif isinstance(value, np.ndarray):
+                array = value
+            else:
+                return False
+            known = self._known.get(id(array))
+            if known is not None:
+                return expected in known[0]
+            if expected.kind == "state":  # (no source: no equation reads it, any tensor will do)
+                return expected.source is None or array is expected.source._array
+            if expected.kind == "const":
+                return expected.value is None or _same(array, expected.value)
+            return False
+        if type(expected) in (tuple, list):
+            return (
+                type(value) is type(expected)
+                and len(value) == len(expected)
+                and all(self._is(v, e) for v, e in zip(value, expected))
+            )
+        if isinstance(value, (Tensor, np.ndarray)):
+            return False
+        if type(value) is not type(expected):
+            return False
+        if type(value) is float and value != value:
+            return expected != expected
+        try:
+            return bool(value == expected)
+        except (TypeError, ValueError):
+            return value is expected
+
+    def _pending_tensor(self, var: Var, grad: bool, op: Any, order: str = "C") -> Tensor:
+        array = np.empty(var.shape, var.dtype, order=order)
+        tensor = _new(Tensor)
+        tensor._array = array
+        tensor._grad = tensor._hooks = tensor._tangent = tensor._counter = tensor._view = None
+        tensor._output_nr = 0
+        tensor._requires_grad = grad
+        tensor._grad_fn = Pending(op, tensor) if grad else None
+        self._known[id(array)] = ([var], array, weakref.ref(tensor))
+        self._placeholders.add(id(array))
+        self._pending.append((weakref.ref(tensor), var))
+        return tensor
+
+    # What the engine reports.
+
+    def run_op(self, op, args: tuple, params: dict):
+        if not self.recording():
+            return PLAIN
+        event = self._expect("op", op)
+        if event is None:
+            return PLAIN
+        if params and not TRANSLATED.isdisjoint(params):
+            params = translate(op.name, params)
+        if not (
+            len(args) == len(event.ins)
+            and all(self._is(a, e) for a, e in zip(args, event.ins))
+            and params.keys() == event.params.keys()
+            and all(self._is(params[k], e) for k, e in event.params.items())
+        ):
+            self._diverge(f"{op.name} with other arguments than the record's")
+            return PLAIN
+        info = event.info
+        out = self._pending_tensor(event.outs[0], info["grad"], op, info["order"])
+        if info["view"]:
+            out._counter, out._view = dispatch.view_of(op, args, params)
+        if not self._inplace:
+            entry = ("op", op, self._spec(args), self._spec(params), event.outs[0], weakref.ref(out))
+            self._journal.append(entry)
+            self._made.add(id(event.outs[0]))
+        self.pos += 1
+        return out
+
+    def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
+        if not self.recording():
+            return fn(*args, **kwargs)
+        event = self._expect("call", fn)
+        if event is None or not self._fits(event.info["template"], (args, kwargs), event.ins):
+            if event is not None:
+                self._diverge(f"{getattr(fn, '__qualname__', fn)} with other arguments")
+            return fn(*args, **kwargs)
+        if pure:  # no effects, made from values the Python has: it runs now, as in eager mode
+            if self._reads_pending((args, kwargs)):
+                self._diverge(f"{_label('call', fn)} on values not computed yet")
+                return fn(*args, **kwargs)
+            self.detach()
+            try:
+                result = fn(*args, **kwargs)
+            finally:
+                self.attach()
+            for var, made in zip(event.outs, _flat(result)):
+                array = made._array if isinstance(made, Tensor) else made
+                self._known[id(array)] = ([var], array, None)
+            self.pos += 1
+            return result
+        outs = iter(zip(event.outs, event.info["grad"]))
+        result = self._results(event.info["shape"], outs, getattr(fn, "__qualname__", "call"))
+        self.pos += 1
+        self._expect("read")
+        if self.diverged is None:  # the program runs on through the call itself
+            self._stop()
+        return result
+
+    def _reads_pending(self, value: Any) -> bool:
+        """Whether ``value`` holds a tensor or array whose values the program has not given
+        yet (made since the last stop)."""
+        if isinstance(value, (Tensor, np.ndarray)):
+            return id(value._array if isinstance(value, Tensor) else value) in self._placeholders
+        if type(value) in (tuple, list):
+            return any(self._reads_pending(v) for v in value)
+        if type(value) is dict:
+            return any(self._reads_pending(v) for v in value.values())
+        return False
+
+    def _results(self, shape: Any, outs, name: str) -> Any:
+        """What a whole call returns, pending, laid out as the record's ``shape``."""
+        if shape == "tensor":
+            var, grad = next(outs)
+            return self._pending_tensor(var, grad, name)
+        if shape == "array":
+            var, _ = next(outs)
+            array = np.empty(var.shape, var.dtype)
+            self._known[id(array)] = ([var], array, None)
+            self._placeholders.add(id(array))
+            self._pending.append((weakref.ref(array), var))
+            return array
+        if type(shape) is tuple:
+            return tuple(self._results(part, outs, name) for part in shape)
+        return None
+
+    def _fits(self, template: Any, value: Any, slots: tuple) -> bool:
+        if isinstance(template, _Slot):
+            return self._is(value, slots[template.index])
+        if type(template) in (tuple, list):
+            return (
+                type(value) in (tuple, list)
+                and len(value) == len(template)
+                and all(self._fits(t, v, slots) for t, v in zip(template, value))
+            )
+        if type(template) is dict:
+            return (
+                type(value) is dict
+                and value.keys() == template.keys()
+                and all(self._fits(template[k], value[k], slots) for k in template)
+            )
+        if isinstance(value, (Tensor, np.ndarray)):
+            return False
+        return value is template or self._is(value, template)
+
+    def write(self, target: np.ndarray, source: np.ndarray) -> bool:
+        if not self.recording():
+            return False
+        event = self._expect("write")
+        if event is None:
+            return False
+        if not (self._is(target, event.ins[0]) and self._is(source, event.ins[1])):
+            self._diverge("an in-place write to other tensors than the record's")
+            return False
+        target_spec = self._spec(target)
+        self._sealed |= not isinstance(target_spec, _Ref)  # a write to state: not twice
+        if not self._inplace:
+            self._journal.append(("write", target_spec, self._spec(source)))
+        self.pos += 1
+        return True
+
+    def inplace_begins(self, write, tensor, op, other, name: str) -> None:
+        if not self.recording():
+            return
+        event = self._expect("inplace", name)
+        if event is None:
+            return
+        if not (self._is(tensor, event.ins[0]) and self._is(other, event.ins[1])):
+            self._diverge(f"{name} on other tensors than the record's")
+            return
+        if not self._inplace:
+            self._journal.append(("inplace", write, self._spec(tensor), op, self._spec(other), name))
+        self._inplace += 1
+        self.pos += 1
+
+    def inplace_ends(self) -> None:
+        if self._inplace:
+            self._inplace -= 1
+
+    def grad_assigned(self, tensor, value) -> None:
+        if not self.recording():
+            return
+        event = self._expect("grad", tensor)
+        if event is None:
+            return
+        if not (len(event.ins) == (value is not None)) or (
+            value is not None and not self._is(value, event.ins[0])
+        ):
+            self._diverge(".grad set to another tensor than the record's")
+            return
+        self._journal.append(("grad", tensor, self._spec(value)))
+        self._sealed = True
+        self.pos += 1
+
+    def run_backward(self, outputs, seeds, retain_graph: bool, create_graph: bool, inputs):
+        if not self.recording():
+            return PLAIN
+        event = self._expect("backward")
+        if event is None:
+            return PLAIN
+        info = event.info
+        if not (
+            inputs is None
+            and (retain_graph, create_graph) == (info["retain"], info["create"])
+            and self._is(tuple(outputs), event.ins)
+            and len(seeds) == len(info["seeds"])
+            and all(
+                (g is None) == (e is None) and (g is None or self._is(g, e))
+                for g, e in zip(seeds, info["seeds"])
+            )
+        ):
+            self._diverge("a backward pass from other tensors than the record's")
+            return PLAIN
+        grads = []
+        for leaf, var in info["leaves"]:
+            self._grads_before.append((leaf, leaf._grad))
+            leaf._grad = self._pending_tensor(var, False, "grad")
+            grads.append((leaf, weakref.ref(leaf._grad)))
+        self._journal.append(("backward", self._spec(tuple(outputs)), self._spec(tuple(seeds)),
+                              retain_graph, create_graph, grads))  # fmt: skip
+        self._sealed = True
+        self.pos += 1
+        return None
+
+    def values_read(self, what: str) -> None:
+        if not self.recording():
+            return
+        event = self._expect("read", what)
+        if event is not None:
+            self._stop()
+
+    def data_read(self, tensor, copy) -> None:
+        self.shared(tensor, copy)
+
+    def shared(self, tensor, copy) -> None:
+        """A tensor over a pending tensor's placeholder (``.data``, ``detach()``): pending too."""
+        if not self.recording():
+            return
+        known = self._known.get(id(copy._array))
+        source = known[2]() if known is not None and known[2] is not None else None
+        if source is not None:  # a pending tensor's: pending too
+            self._pending.append((weakref.ref(copy), known[0][0]))
+            self._journal.append(("data", known[0][0], weakref.ref(copy)))
+
+    def data_assigned(self, tensor) -> None:
+        if self.recording():
+            self._diverge("assigning a tensor's .data")
+
+    def run_function(self, cls, args: tuple, kwargs: dict):
+        if self.recording():
+            self._diverge(f"{cls.__name__} (a Function subclass)")
+        return PLAIN
+
+    # Stops.
+
+    def _stop(self) -> None:
+        """The program runs on to its next stop (the read the event at ``pos`` is); the
+        pending tensors the Python still holds get their arrays."""
+        event = self.events[self.pos]
+        if self._sealed or event.info.get("call"):  # effects ran: the journal cannot run again
+            self._journal.clear()
+            self._made.clear()
+            self._sealed = False
+        for leaf, before in reversed(self._grads_before):
+            leaf._grad = before  # the program's own "grad" equations set .grad, in order
+        self._grads_before.clear()
+        quiet = silence()  # NumPy's RuntimeWarnings silent, as in eager (numpy_warnings)
+        self.detach()  # the program's whole calls run unwatched, as in a whole replay
+        try:
+            arrays = next(self._run)
+        finally:
+            self.attach()
+            restore(quiet)
+        given = {id(var): array for var, array in zip(event.ins, arrays)}
+        for ref, var in self._pending:
+            held = ref()
+            if held is None:
+                continue
+            array = given.get(id(var))
+            if array is None:
+                raise GraphError(
+                    f"compile: at {user_line()}, the Python holds a tensor that it did not "
+                    "hold when the call was recorded, and the compiled program did not keep "
+                    "its values; run this function uncompiled"
+                )
+            if isinstance(held, Tensor):
+                held._array = array
+            else:
+                np.copyto(held, array)
+            known = self._known.get(id(array))
+            if known is not None and known[1] is array:
+                known[0].append(var)  # one array for two Vars (a pass found them equal)
+            else:
+                self._known[id(array)] = ([var], array, None)
+        self._pending.clear()
+        self._placeholders.clear()
+        self.pos += 1
+
+    def _diverge(self, what: str) -> None:
+        """The Python did ``what`` where the record holds something else: what was matched
+        since the last stop runs eagerly, in order, and the call goes on eagerly."""
+        if self.diverged is not None:
+            return
+        self.diverged = f"{what}, at {user_line()}"
+        self.detach()
+        self._run.close()
+        for leaf, before in reversed(self._grads_before):
+            leaf._grad = before
+        self._grads_before.clear()
+        journal, self._journal = self._journal, []
+        env: dict[int, Tensor] = {}  # id(Var) -> its tensor, run eagerly now
+        touched: list[Tensor] = []
+        for entry in journal:
+            kind = entry[0]
+            if kind == "op":
+                _, op, args, params, var, ref = entry
+                result = dispatch.apply_op(op, *_resolve(args, env), **_resolve(params, env))
+                held = ref()
+                if held is not None:  # the Python holds the pending tensor: it becomes this
+                    _transplant(result, held)
+                    result = held
+                env[id(var)] = result
+                touched.append(result)
+            elif kind == "inplace":  # the in-place op again, whole: its history as eager's
+                _, write, tensor, op, other, name = entry
+                write(_resolve(tensor, env), op, _resolve(other, env), name)
+            elif kind == "write":
+                _, target, source = entry
+                target, source = _resolve(target, env), _resolve(source, env)
+                array = source._array if isinstance(source, Tensor) else source
+                if isinstance(target, Tensor):
+                    np.copyto(target._array, array, casting="same_kind")
+                else:
+                    np.copyto(target, array, casting="same_kind")
+            elif kind == "grad":
+                _, tensor, value = entry
+                tensor._grad = _resolve(value, env)
+            elif kind == "data":
+                _, var, ref = entry
+                copy = ref()
+                if copy is not None and id(var) in env:
+                    copy._array = env[id(var)]._array
+            elif kind == "backward":
+                _, outputs, seeds, retain, create, grads = entry
+                run_backward(list(_resolve(outputs, env)), list(_resolve(seeds, env)), retain,
+                             create)  # fmt: skip
+                for leaf, ref in grads:  # the .grad tensors the Python may hold now
+                    pending = ref()
+                    if pending is not None and leaf._grad is not None:
+                        pending._array = leaf._grad._array
+                        leaf._grad = pending
+        for tensor in touched:  # an in-place write took its grad_fn from a pending result
+            node = tensor._grad_fn
+            if isinstance(node, Pending):
+                source = node.tensor()
+                if source is not None and source is not tensor:
+                    tensor._grad_fn, tensor._output_nr = source._grad_fn, source._output_nr
+
+    def _spec(self, value: Any) -> Any:
+        """``value`` for the journal: a tensor or array the journal made as its Var (a `_Ref`,
+        so the journal never keeps it alive), anything else as it is."""
+        if isinstance(value, (Tensor, np.ndarray)):
+            known = self._known.get(id(value._array if isinstance(value, Tensor) else value))
+            if known is not None:
+                for var in known[0]:
+                    if id(var) in self._made:
+                        return _Ref(var)
+            return value
+        if type(value) in (tuple, list):
+            mapped = [self._spec(v) for v in value]
+            return tuple(mapped) if type(value) is tuple else mapped
+        if type(value) is dict:
+            return {k: self._spec(v) for k, v in value.items()}
+        return value
+
+
+def _label(kind: str, key: Any) -> str:
+    """An event in words, for messages: ``sub``, ``Optimizer.step()``, ``item()``..."""
+    if kind == "op":
+        return key.name
+    if kind == "call":
+        return f"{getattr(key, '__qualname__', key)}()"
+    if kind in ("read", "inplace"):
+        return str(key)
+    return {"backward": "backward()", "write": "an in-place write", "grad": "a .grad set"}.get(
+        kind, kind
+    )
+
+
+def _flat(result: Any) -> list:
+    """The tensors and arrays of a whole call's result, in the record's order."""
+    if isinstance(result, (Tensor, np.ndarray)):
+        return [result]
+    if type(result) in (tuple, list):
+        return [item for part in result for item in _flat(part)]
+    return []
+
+
+class _Ref:
+    """A tensor of the journal, by its Var."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, var: Var) -> None:
+        self.var = var
+
+
+def _resolve(value: Any, env: dict) -> Any:
+    if type(value) is _Ref:
+        return env[id(value.var)]
+    if type(value) in (tuple, list):
+        mapped = [_resolve(v, env) for v in value]
+        return tuple(mapped) if type(value) is tuple else mapped
+    if type(value) is dict:
+        return {k: _resolve(v, env) for k, v in value.items()}
+    return value
+
+
+def _transplant(result: Tensor, into: Tensor) -> None:
+    """Make the pending tensor ``into`` the eager ``result`` (the Python holds ``into``)."""
+    into._array, into._grad_fn, into._output_nr = result._array, result._grad_fn, result._output_nr
+    into._requires_grad, into._counter, into._view = (
+        result._requires_grad,
+        result._counter,
+        result._view,
+    )
+    into._tangent = result._tangent
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
+__all__ = ["Pending", "Pieces"]
