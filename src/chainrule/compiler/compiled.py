@@ -31,12 +31,12 @@ from .. import observe
 from .._tensor import Tensor
 from ..autograd import node_order
 from ..errors import GraphError
-from ..graph import Node, state
+from ..graph import Node, edge_of, state
 from ..numpy_warnings import restore, silence
 from .passes import optimize
 from .pieces import Pieces
 from .program import Program, Var
-from .tracer import Tracer, _Slot
+from .tracer import Tracer, _Slot, stand_in
 
 #: Signatures a compiled function keeps records for before running new ones eagerly
 #: (``torch.compile``'s recompile limit).
@@ -111,7 +111,8 @@ class ReplayedBackward(Node):
         return "<CompiledBackward>"
 
     def __init__(self, record: _Record, saved: tuple, tensors: list[Tensor]) -> None:
-        edges = tuple(tensors[leaf] if type(leaf) is int else leaf for leaf in record.leaves)
+        edges = tuple(edge_of(tensors[leaf]) if type(leaf) is int else leaf
+                      for leaf in record.leaves)  # fmt: skip
         super().__init__(edges, record.result_meta, ())
         self.record, self.saved = record, saved
 
@@ -175,7 +176,7 @@ class CompiledFunction:
                                              for a in args])  # fmt: skip
         except TypeError:  # an argument that cannot be told apart by value (unhashable)
             key = None
-        if key is None or any(t._grad_fn is not None for t in tensors):
+        if key is None:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         entry = self._entries.get(key)
@@ -215,6 +216,10 @@ class CompiledFunction:
         return result
 
     def _trace(self, entry: _Entry, args: tuple, kwargs: dict, tensors: list[Tensor]):
+        if any(t._grad_fn is not None for t in tensors):  # inputs with gradient history
+            stands = {id(t): stand_in(t) for t in tensors if t._grad_fn is not None}
+            args, kwargs = _replaced((args, kwargs), stands)
+            tensors = [stands.get(id(t), t) for t in tensors]
         tracer = Tracer(tensors, self.fullgraph)
         with tracer:
             result = self.fn(*args, **kwargs)
@@ -277,6 +282,18 @@ def _signature(value: Any, tensors: list[Tensor]) -> Any:
     # The object itself, not its id: the key keeps it alive, so a new object cannot take an
     # old one's id and its record (a model passed as an argument).
     return ("object", value)
+
+
+def _replaced(value: Any, stands: dict) -> Any:
+    """``value`` (a call's arguments) with each tensor of ``stands`` (by id) replaced."""
+    if isinstance(value, Tensor):
+        return stands.get(id(value), value)
+    if type(value) in (tuple, list):
+        mapped = [_replaced(v, stands) for v in value]
+        return tuple(mapped) if type(value) is tuple else mapped
+    if type(value) is dict:
+        return {k: _replaced(v, stands) for k, v in value.items()}
+    return value
 
 
 def _output_spec(result: Any, tracer: Tracer) -> Any:

@@ -133,7 +133,8 @@ class Pieces(Observer):
         if event.kind != kind or (
             key is not None and event.key is not key and not (type(key) is str and event.key == key)
         ):
-            self._diverge(f"{_label(kind, key)} where the record has {_label(event.kind, event.key)}")
+            recorded = _label(event.kind, event.key)
+            self._diverge(f"{_label(kind, key)} where the record has {recorded}")
             return None
         return event
 
@@ -213,8 +214,10 @@ class Pieces(Observer):
         if info["view"]:
             out._counter, out._view = dispatch.view_of(op, args, params)
         if not self._inplace:
-            entry = ("op", op, self._spec(args), self._spec(params), event.outs[0], weakref.ref(out))
-            self._journal.append(entry)
+            made = weakref.ref(out)
+            self._journal.append(
+                ("op", op, self._spec(args), self._spec(params), event.outs[0], made)
+            )
             self._made.add(id(event.outs[0]))
         self.pos += 1
         return out
@@ -321,7 +324,8 @@ class Pieces(Observer):
             self._diverge(f"{name} on other tensors than the record's")
             return
         if not self._inplace:
-            self._journal.append(("inplace", write, self._spec(tensor), op, self._spec(other), name))
+            other = self._spec(other)
+            self._journal.append(("inplace", write, self._spec(tensor), op, other, name))
         self._inplace += 1
         self.pos += 1
 
@@ -335,7 +339,7 @@ class Pieces(Observer):
         event = self._expect("grad", tensor)
         if event is None:
             return
-        if not (len(event.ins) == (value is not None)) or (
+        if len(event.ins) != (value is not None) or (
             value is not None and not self._is(value, event.ins[0])
         ):
             self._diverge(".grad set to another tensor than the record's")

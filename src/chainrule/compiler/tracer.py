@@ -29,12 +29,37 @@ import numpy as np
 
 from .. import dispatch, observe
 from .._tensor import Tensor
-from ..autograd import accumulate_grad, deliver, node_order, run_backward
+from ..autograd import accumulate_grad, deliver, run_backward
 from ..errors import ChainruleError, CompileError
-from ..graph import state, user_line
+from ..graph import Node, edge_of, state, user_line
 from ..observe import PLAIN, Observer
 from ..signatures import TRANSLATED, translate
 from .program import RESULT_BACKWARD, Equation, Var
+
+
+class InputEdge(Node):
+    """The ``grad_fn`` of a stand-in for an input of a traced call that has gradient history
+    (a generator's output given to a compiled discriminator): backward passes the gradient on
+    to the input's own graph, while the record stops there (its gradient is the results'
+    backward's output for that input, as for a leaf)."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return "input"
+
+    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
+        return [grads[0]]
+
+
+def stand_in(tensor: Tensor) -> Tensor:
+    """``tensor`` (an input with a ``grad_fn``) as the traced call sees it: the same array
+    and version counter, its history one `InputEdge` away."""
+    node = InputEdge((edge_of(tensor),), ((tensor._array.shape, tensor._array.dtype),), ())
+    stand = Tensor._make(tensor._array, grad_fn=node)
+    stand._counter = tensor._version_counter
+    return stand
 
 
 class Event:
@@ -100,6 +125,8 @@ class Tracer(Observer):
         self._thread = threading.get_ident()
         #: The inputs' values when the call began (`compiled` compares two records' inputs).
         self.input_values = [np.array(t._array, copy=True) for t in tensors]
+        #: The inputs that stand in for ones with gradient history (`stand_in`).
+        self.stand_ins = [t for t in tensors if type(t._grad_fn) is InputEdge]
         for i, tensor in enumerate(tensors):
             var = Var(f"x{i}", "input", tensor.shape, tensor.dtype, source=i)
             self._name(tensor._array, var)
@@ -275,6 +302,11 @@ class Tracer(Observer):
 
     def run_node(self, node, grads: list, create_graph: bool, release: bool) -> list:
         """A graph node's backward; its rules' ops are recorded through `run_op`."""
+        if type(node) is InputEdge and self.recording():
+            if self.phase == RESULT_BACKWARD:
+                return [None]  # the results' backward ends at the call's inputs
+            self.graph_break("the call's backward reaches the history of an input made "
+                             "outside it, which the record cannot follow")  # fmt: skip
         if self.recording():
             if node.hooks or node.retained:
                 self.graph_break(f"{node.name}: hooks on a non-leaf tensor are not traced")
@@ -433,10 +465,23 @@ class Tracer(Observer):
         the results' gradients as inputs (seeds ``g0, g1, ...``); the eager graph is kept for
         this call's own backward. Returns the leaves: input positions, or tensors."""
         leaves: dict[int, Tensor] = {}
-        for node in node_order([r._grad_fn for r in results]):
+        reached: set[int] = set()  # the nodes, up to the inputs' stand-ins
+        stack = [r._grad_fn for r in results]
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in reached:
+                continue
+            reached.add(id(node))
+            if isinstance(node, InputEdge):
+                continue
             for edge in node.edges:
                 if isinstance(edge, Tensor):
                     leaves.setdefault(id(edge), edge)
+                elif edge is not None:
+                    stack.append(edge[0])
+        for tensor in self.stand_ins:
+            if id(tensor._grad_fn) in reached:
+                leaves.setdefault(id(tensor), tensor)
         seeds = []
         for k, result in enumerate(results):
             array = np.zeros(result.shape, result.dtype)
