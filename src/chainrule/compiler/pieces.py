@@ -178,8 +178,10 @@ class Pieces(Observer):
         except (TypeError, ValueError):
             return value is expected
 
-    def _pending_tensor(self, var: Var, grad: bool, op: Any, order: str = "C") -> Tensor:
-        array = np.empty(var.shape, var.dtype, order=order)
+    def _pending_tensor(
+        self, var: Var, grad: bool, op: Any, strides: tuple | None = None
+    ) -> Tensor:
+        array = _placeholder(var, strides)
         tensor = _new(Tensor)
         tensor._array = array
         tensor._grad = tensor._hooks = tensor._tangent = tensor._counter = tensor._view = None
@@ -210,7 +212,7 @@ class Pieces(Observer):
             self._diverge(f"{op.name} with other arguments than the record's")
             return PLAIN
         info = event.info
-        out = self._pending_tensor(event.outs[0], info["grad"], op, info["order"])
+        out = self._pending_tensor(event.outs[0], info["grad"], op, info["strides"])
         if info["view"]:
             out._counter, out._view = dispatch.view_of(op, args, params)
         if not self._inplace:
@@ -225,12 +227,23 @@ class Pieces(Observer):
     def run_whole(self, fn, args: tuple, kwargs: dict, pure: bool = False):
         if not self.recording():
             return fn(*args, **kwargs)
+        ahead = self.events[self.pos] if self.pos < len(self.events) else None
+        if pure and ahead is not None and ahead.kind == "read" and ahead.key == _name(fn):
+            self._stop()  # the values it reads, first (a pure call run by the Python)
         event = self._expect("call", fn)
         if event is None or not self._fits(event.info["template"], (args, kwargs), event.ins):
             if event is not None:
                 self._diverge(f"{getattr(fn, '__qualname__', fn)} with other arguments")
             return fn(*args, **kwargs)
-        if pure:  # no effects, made from values the Python has: it runs now, as in eager mode
+        if pure and not event.info["python"]:  # pending, as an op's results; it may run again
+            result = self._results(event, _label("call", fn))
+            made = tuple(weakref.ref(r) for r in _flat(result))
+            self._journal.append(("call", fn, self._spec(args), self._spec(kwargs), event.outs,
+                                  made))  # fmt: skip
+            self._made.update(id(var) for var in event.outs)
+            self.pos += 1
+            return result
+        if pure:  # it gives the Python more than arrays: it runs now, as in eager mode
             if self._reads_pending((args, kwargs)):
                 self._diverge(f"{_label('call', fn)} on values not computed yet")
                 return fn(*args, **kwargs)
@@ -244,8 +257,7 @@ class Pieces(Observer):
                 self._known[id(array)] = ([var], array, None)
             self.pos += 1
             return result
-        outs = iter(zip(event.outs, event.info["grad"]))
-        result = self._results(event.info["shape"], outs, getattr(fn, "__qualname__", "call"))
+        result = self._results(event, _label("call", fn))
         self.pos += 1
         self._expect("read")
         if self.diverged is None:  # the program runs on through the call itself
@@ -263,21 +275,34 @@ class Pieces(Observer):
             return any(self._reads_pending(v) for v in value.values())
         return False
 
-    def _results(self, shape: Any, outs, name: str) -> Any:
-        """What a whole call returns, pending, laid out as the record's ``shape``."""
-        if shape == "tensor":
-            var, grad = next(outs)
-            return self._pending_tensor(var, grad, name)
-        if shape == "array":
-            var, _ = next(outs)
-            array = np.empty(var.shape, var.dtype)
-            self._known[id(array)] = ([var], array, None)
-            self._placeholders.add(id(array))
-            self._pending.append((weakref.ref(array), var))
-            return array
-        if type(shape) is tuple:
-            return tuple(self._results(part, outs, name) for part in shape)
-        return None
+    def _results(self, event: Event, name: str) -> Any:
+        """What a whole call returns, pending, laid out as the record's (one array returned
+        twice, as the record's was, is one pending array)."""
+        info, made = event.info, []
+
+        def build(shape: Any) -> Any:
+            if shape in ("tensor", "array"):
+                i = len(made)
+                var, first = event.outs[i], info["alias"][i]
+                if first != i:
+                    same = made[first]
+                    self._known[id(same._array if isinstance(same, Tensor) else same)][0].append(
+                        var
+                    )
+                elif shape == "tensor":
+                    same = self._pending_tensor(var, info["grad"][i], name)
+                else:
+                    same = np.empty(var.shape, var.dtype)
+                    self._known[id(same)] = ([var], same, None)
+                    self._placeholders.add(id(same))
+                    self._pending.append((weakref.ref(same), var))
+                made.append(same)
+                return same
+            if type(shape) is tuple:
+                return tuple(build(part) for part in shape)
+            return None
+
+        return build(info["shape"])
 
     def _fits(self, template: Any, value: Any, slots: tuple) -> bool:
         if isinstance(template, _Slot):
@@ -477,6 +502,18 @@ class Pieces(Observer):
                     result = held
                 env[id(var)] = result
                 touched.append(result)
+            elif kind == "call":  # a pure call again; its results into the pending ones
+                _, fn, args, kwargs, outs, made = entry
+                again = _flat(fn(*_resolve(args, env), **_resolve(kwargs, env)))
+                for var, ref, value in zip(outs, made, again):
+                    held = ref()
+                    if isinstance(held, Tensor):
+                        _transplant(value, held)
+                        value = held
+                    elif held is not None:
+                        np.copyto(held, value)
+                        value = held
+                    env[id(var)] = value
             elif kind == "inplace":  # the in-place op again, whole: its history as eager's
                 _, write, tensor, op, other, name = entry
                 write(_resolve(tensor, env), op, _resolve(other, env), name)
@@ -528,6 +565,20 @@ class Pieces(Observer):
         if type(value) is dict:
             return {k: self._spec(v) for k, v in value.items()}
         return value
+
+
+def _placeholder(var: Var, strides: tuple | None) -> np.ndarray:
+    """An array of ``var``'s shape and dtype, laid out with ``strides`` (None: C order), as the
+    record's was: what the Python asks of it (``is_contiguous()``) gets the record's answer."""
+    if strides is None or any(s < 0 for s in strides):
+        return np.empty(var.shape, var.dtype)
+    span = sum((n - 1) * s for n, s in zip(var.shape, strides)) + var.dtype.itemsize
+    memory = np.empty(max(span, 0), np.uint8)
+    return np.ndarray(var.shape, var.dtype, buffer=memory, strides=strides)
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__qualname__", repr(fn))
 
 
 def _label(kind: str, key: Any) -> str:

@@ -236,7 +236,8 @@ class Tracer(Observer):
         info = {
             "grad": result._grad_fn is not None,
             "view": result._view is not None,
-            "order": "C" if data.flags.c_contiguous or not data.flags.f_contiguous else "F",
+            # Its layout: the Python may ask (``.contiguous()`` copies only when it is not).
+            "strides": None if data.flags.c_contiguous else data.strides,
         }
         self._event("op", op, ins, mapped, (self.vars[id(data)],), info, (result,))
 
@@ -261,6 +262,13 @@ class Tracer(Observer):
         self._record(Equation("read", None, what, visible, {"at": where}, (), self.phase))
         self._event("read", what, visible, {}, (), {"at": where, "call": call})
         self._segment = len(self.events)
+
+    def _barrier_before(self, where: int, name: str) -> None:
+        """A barrier (`_barrier`) placed before the equations from ``where`` on (a call's)."""
+        after = self.equations[where:]
+        del self.equations[where:]
+        self._barrier(name, user_line())
+        self.equations += after
 
     def drop_barriers(self) -> None:
         """Remove the "read" equations: a record that never went past a graph break replays
@@ -327,6 +335,9 @@ class Tracer(Observer):
         """An `observe.replayed_whole` function: run untraced, recorded as one call."""
         if not self.recording():
             return fn(*args, **kwargs)
+        barrier = pure and not self._nested and _reads_temps((args, kwargs), self)
+        if barrier:
+            where = len(self.equations)  # a read before it, if the Python must run it (below)
         result = self.unobserved(fn, *args, **kwargs)
         slots: list[Var] = []
         template = _template((args, kwargs), self, slots)
@@ -345,7 +356,14 @@ class Tracer(Observer):
                 self.unsafe = self.unsafe or f"{name} returns a {type(result).__name__}"
             made = _result_objects(result)
             grads = [isinstance(r, Tensor) and r._requires_grad for r in made]
-            info = {"template": template, "shape": shape, "grad": grads}
+            # A pure call with other results than arrays runs in the Python of a replay in
+            # pieces, which then needs its arguments' values first: a read before it.
+            python = pure and shape != _arrays_only(shape)
+            if python and barrier:
+                self._barrier_before(where, name)
+            alias = [next(j for j in range(i + 1) if outs[j] is outs[i]) for i in range(len(outs))]
+            info = {"template": template, "shape": shape, "grad": grads, "python": python,
+                    "alias": alias}  # fmt: skip
             self._event("call", fn, tuple(slots), {}, out_vars, info, made)
             if not pure:  # the Python after it sees its effects (a pure one has none)
                 self._barrier(name, user_line(), call=True)
@@ -516,6 +534,28 @@ class Tracer(Observer):
         """A module was called: its mode (train or eval) guards the record."""
         if self.recording():
             self.modules.append(module)
+
+
+def _reads_temps(value: Any, tracer: Tracer) -> bool:
+    """Whether ``value`` holds a tensor or array the record computed."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        var = tracer.vars.get(id(value._array if isinstance(value, Tensor) else value))
+        return var is not None and var.kind == "temp"
+    if type(value) in (tuple, list):
+        return any(_reads_temps(v, tracer) for v in value)
+    if type(value) is dict:
+        return any(_reads_temps(v, tracer) for v in value.values())
+    return False
+
+
+def _arrays_only(shape: Any) -> Any:
+    """A `_result_shape` with None for anything but arrays and tensors: equal to ``shape``
+    when the result is made of them alone."""
+    if shape in ("tensor", "array"):
+        return shape
+    if type(shape) is tuple:
+        return tuple(_arrays_only(part) for part in shape)
+    return "other"
 
 
 def _result_objects(result: Any) -> tuple:

@@ -102,7 +102,7 @@ def _row_params(target: np.ndarray, class_dim: int, reduction: str) -> dict:
     return {"target": target, "dim": class_dim, "summed": reduction != "none"}
 
 
-@replayed_whole
+@replayed_whole(pure=True)  # its results depend on its arguments alone
 def _targets(
     shape: tuple, class_dim: int, target, weight, ignore_index: int, dtype, op: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
