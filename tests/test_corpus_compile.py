@@ -46,15 +46,19 @@ class Case:
     program: str
     args: tuple[str, ...]
     stats: tuple[tuple[int, int], ...]
+    flag: str = "--compile"
 
     @property
     def id(self) -> str:
-        return self.program.removesuffix(".py")
+        return self.program.removesuffix(".py") + ("" if self.flag == "--compile" else " step")
 
 
 CASES = [
     # nanoGPT's `model = torch.compile(model)`; generate() calls the module it wraps.
     Case("gpt.py", ("--steps", "6"), ((2, 4),)),
+    # nanoGPT's training step compiled whole: forward, backward, clip_grad_norm_, AdamW's
+    # step, and `return loss.item()` (a graph break: replayed in pieces).
+    Case("gpt.py", ("--steps", "6"), ((2, 4),), flag="--compile-step"),
     # A CNN with batch norm and dropout; test() runs it in eval mode without grad: a second
     # signature, recorded once, so not yet replayed.
     Case("cnn_digits.py", ("--epochs", "1", "--train-size", "384"), ((3, 4),)),
@@ -85,7 +89,7 @@ def _losses(out: str) -> list[tuple[str, str]]:
 def _compiled(tmp_path, case: Case, strict: bool = True) -> tuple[str, list[dict]]:
     """The output of ``chainrule run PROGRAM --compile`` and its compiled functions' stats."""
     command = [sys.executable, *(STRICT if strict else []), "-c", RUN_KEEPING_STATS]
-    out = _run(tmp_path, [*command, str(PROGRAMS / case.program), *case.args, "--compile"])
+    out = _run(tmp_path, [*command, str(PROGRAMS / case.program), *case.args, case.flag])
     program_out, _, stats = out.rpartition(STATS)
     return program_out, json.loads(stats)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -178,6 +179,9 @@ def replayed_whole(fn: Callable | None = None, *, pure: bool = False) -> Callabl
         observer = current
         if observer is None:
             return fn(*args, **kwargs)
+        # A generator (``model.parameters()``) as a list: what the call got can be compared
+        # between calls, and given to it again.
+        args = tuple(list(a) if isinstance(a, types.GeneratorType) else a for a in args)
         return observer.run_whole(fn, args, kwargs, pure)
 
     return wrapper

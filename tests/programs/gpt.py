@@ -134,6 +134,7 @@ def main():
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--manual-attention", action="store_true")
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--compile-step", action="store_true", help="torch.compile the step")
     args = parser.parse_args()
 
     torch.set_default_dtype(torch.float64)
@@ -159,16 +160,24 @@ def main():
     last_start = len(data) - block_size - 1
     starts = np.random.default_rng(1).integers(0, last_start, (args.steps, batch_size))
     model.train()
-    for step in range(args.steps):
-        ix = torch.from_numpy(starts[step])
-        x = torch.stack([data[i : i + block_size] for i in ix])
-        y = torch.stack([data[i + 1 : i + 1 + block_size] for i in ix])
+
+    def train_step(x, y):
         _, loss = model(x, y)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        print(f"step {step} loss {loss.item():.10f}")
+        return loss.item()
+
+    if args.compile_step:
+        train_step = torch.compile(train_step)
+
+    for step in range(args.steps):
+        ix = torch.from_numpy(starts[step])
+        x = torch.stack([data[i : i + block_size] for i in ix])
+        y = torch.stack([data[i + 1 : i + 1 + block_size] for i in ix])
+        loss = train_step(x, y)
+        print(f"step {step} loss {loss:.10f}")
 
     model.eval()
     out = model.generate(torch.zeros((1, 1), dtype=torch.long), 20, top_k=5,

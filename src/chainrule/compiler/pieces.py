@@ -94,6 +94,8 @@ class Pieces(Observer):
         self._journal: list[tuple] = []
         self._made: set[int] = set()  # id(Var) of what the journal's ops made
         self._sealed = False  # the journal holds effects that must not run twice
+        self._flushed = 0  # how much of the journal the program has run already
+        self._read: dict[int, tuple] = {}  # id -> (a tensor the journal reads, its version)
         self._grads_before: list[tuple] = []  # (leaf, its .grad before a pending backward)
         self._inplace = 0  # inside an in-place op: its own op and writes go unjournaled
 
@@ -305,6 +307,8 @@ class Pieces(Observer):
         return build(info["shape"])
 
     def _fits(self, template: Any, value: Any, slots: tuple) -> bool:
+        if value is template:  # a parameter given itself
+            return True
         if isinstance(template, _Slot):
             return self._is(value, slots[template.index])
         if type(template) in (tuple, list):
@@ -438,10 +442,12 @@ class Pieces(Observer):
         """The program runs on to its next stop (the read the event at ``pos`` is); the
         pending tensors the Python still holds get their arrays."""
         event = self.events[self.pos]
-        if self._sealed or event.info.get("call"):  # effects ran: the journal cannot run again
+        if self._sealed:  # effects ran: the journal cannot run again
             self._journal.clear()
             self._made.clear()
+            self._read.clear()
             self._sealed = False
+        self._flushed = len(self._journal)
         for leaf, before in reversed(self._grads_before):
             leaf._grad = before  # the program's own "grad" equations set .grad, in order
         self._grads_before.clear()
@@ -489,6 +495,11 @@ class Pieces(Observer):
             leaf._grad = before
         self._grads_before.clear()
         journal, self._journal = self._journal, []
+        # What the program ran already runs again only if nothing it read changed since (a
+        # whole call such as zero_grad between forward and backward changes nothing it read;
+        # an optimizer's step would): its tensors then get an eager graph.
+        if any(t._version_counter.value != v for t, v in self._read.values()):
+            journal = journal[self._flushed :]
         env: dict[int, Tensor] = {}  # id(Var) -> its tensor, run eagerly now
         touched: list[Tensor] = []
         for entry in journal:
@@ -557,7 +568,9 @@ class Pieces(Observer):
             if known is not None:
                 for var in known[0]:
                     if id(var) in self._made:
-                        return _Ref(var)
+                        return _Ref(var, weakref.ref(value))
+            if isinstance(value, Tensor) and id(value) not in self._read:
+                self._read[id(value)] = (value, value._version_counter.value)
             return value
         if type(value) in (tuple, list):
             mapped = [self._spec(v) for v in value]
@@ -604,17 +617,27 @@ def _flat(result: Any) -> list:
 
 
 class _Ref:
-    """A tensor of the journal, by its Var."""
+    """A tensor of the journal, by its Var (and a weak reference to it, for when its
+    journal entry does not run again)."""
 
-    __slots__ = ("var",)
+    __slots__ = ("var", "ref")
 
-    def __init__(self, var: Var) -> None:
-        self.var = var
+    def __init__(self, var: Var, ref) -> None:
+        self.var, self.ref = var, ref
 
 
 def _resolve(value: Any, env: dict) -> Any:
     if type(value) is _Ref:
-        return env[id(value.var)]
+        made = env.get(id(value.var))
+        if made is None:
+            made = value.ref()
+            if made is None:
+                raise GraphError(
+                    "compile: a call that went another way than its record needs a tensor "
+                    "the compiled program made and nobody holds any more; run this function "
+                    "uncompiled"
+                )
+        return made
     if type(value) in (tuple, list):
         mapped = [_resolve(v, env) for v in value]
         return tuple(mapped) if type(value) is tuple else mapped

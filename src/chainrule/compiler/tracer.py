@@ -596,7 +596,15 @@ class _Slot:
 
 
 def _template(value: Any, tracer: Tracer, slots: list) -> Any:
-    """``value`` with each Tensor or array the record computed replaced by a `_Slot`."""
+    """``value`` with each Tensor or array the record computed replaced by a `_Slot`. A leaf
+    that requires grad (a parameter) stays itself: the call may use its ``.grad``."""
+    if (
+        isinstance(value, Tensor)
+        and value._requires_grad
+        and value._grad_fn is None
+        and id(value) not in tracer.input_index
+    ):
+        return value
     if isinstance(value, (Tensor, np.ndarray)):
         slots.append(tracer.var_of(value))
         return _Slot(len(slots) - 1, isinstance(value, Tensor))

@@ -2,6 +2,8 @@
 `clip_grad_value_`, changing ``.grad`` in place, as ``torch.nn.utils.clip_grad``.
 
 Both follow PyTorch's formulas, so a training loop gives the same numbers in both libraries.
+They work on the gradients' arrays in NumPy, so a compiled step records each as one call, run
+again whole at each replay.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...errors import DomainError, DTypeError
+from ...observe import replayed_whole
 
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
@@ -50,6 +53,7 @@ def _vector_norm(x: np.ndarray, norm_type: float) -> np.ndarray:
     return np.sum(np.abs(x) ** norm_type) ** (1.0 / norm_type)
 
 
+@replayed_whole(pure=True)
 def get_total_norm(
     tensors: Tensor | Iterable[Tensor],
     norm_type: float = 2.0,
@@ -87,6 +91,7 @@ def _total_norm(tensors, norm_type: float, error_if_nonfinite: bool, op: str) ->
     return Tensor._make(np.asarray(total, dtype))
 
 
+@replayed_whole
 def clip_grads_with_norm_(
     parameters: Tensor | Iterable[Tensor],
     max_norm: float,
@@ -113,6 +118,7 @@ def clip_grads_with_norm_(
         _scale_grad(param, np.asarray(factor))
 
 
+@replayed_whole
 def clip_grad_norm_(
     parameters: Tensor | Iterable[Tensor],
     max_norm: float,
@@ -164,6 +170,7 @@ def clip_grad_norm(
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
+@replayed_whole
 def clip_grad_value_(
     parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None
 ) -> None:
