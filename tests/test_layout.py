@@ -24,7 +24,7 @@ ORDER = [
     "methods.linalg", "methods.factories", "methods.special", "methods.statistics",
     "methods.aliases", "methods.variants", "_tensor", "autograd_compat", "autograd", "dispatch",
     "op", "function", "profiler", "compiler.program", "compiler.tracer", "compiler.passes",
-    "compiler.compiled", "compiler",
+    "compiler.backend_numba", "compiler.fusion", "compiler.compiled", "compiler",
     "creation", "tensor_types", "vector_math", "generator", "rejection_sampling", "random", "xp",
     "ops.arguments", "ops.elementwise", "ops.reduce", "ops.normalizers", "ops.picking",
     "ops.cumulative", "ops.sorting", "ops.indexing", "ops.selecting", "ops.scattering",
