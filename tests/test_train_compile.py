@@ -16,7 +16,10 @@ def assert_same_training(eager: dict, compiled: dict) -> None:
     pairs = zip(eager["model"].state_dict().items(), compiled["model"].state_dict().items())
     for (name, p), (other, q) in pairs:
         assert name == other and p.data.dtype == q.data.dtype, name
-        np.testing.assert_allclose(q.data, p.data, rtol=1e-4, atol=1e-6, err_msg=name)
+        # Adam's steps are about lr each whatever a gradient's size, and attention's key bias
+        # has a gradient of rounding noise alone (softmax ignores a shift of the keys): there
+        # those ulps become differences of up to 1e-4
+        np.testing.assert_allclose(q.data, p.data, rtol=1e-4, atol=2e-4, err_msg=name)
     assert eager["compiled"] is None
 
 
