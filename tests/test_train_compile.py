@@ -1,6 +1,7 @@
 """``chainrule train ... --compile`` and ``chainrule milestones attention --compile``: the demos'
 training steps, recorded and replayed by chainrule.compile, give the eager steps' losses and
-weights bit for bit, and no step runs eagerly."""
+weights (bit for bit with the NumPy replay; within float32's rounding where Numba's fused kernels
+run, see docs/guides/compile.md), and no step runs eagerly."""
 
 import numpy as np
 import pytest
@@ -10,11 +11,15 @@ from chainrule.apps.demos import train_digits, train_moons
 
 
 def assert_same_training(eager: dict, compiled: dict) -> None:
-    assert compiled["losses"] == eager["losses"]  # exactly: the same NumPy calls ran
+    # fused kernels (exp, tanh from libm) may differ from NumPy's loops by an ulp or two
+    np.testing.assert_allclose(compiled["losses"], eager["losses"], rtol=1e-5)
     pairs = zip(eager["model"].state_dict().items(), compiled["model"].state_dict().items())
     for (name, p), (other, q) in pairs:
-        assert name == other
-        assert np.array_equal(p.data, q.data) and p.data.dtype == q.data.dtype, name
+        assert name == other and p.data.dtype == q.data.dtype, name
+        # Adam's steps are about lr each whatever a gradient's size, and attention's key bias
+        # has a gradient of rounding noise alone (softmax ignores a shift of the keys): there
+        # those ulps become differences of up to 1e-4
+        np.testing.assert_allclose(q.data, p.data, rtol=1e-4, atol=2e-4, err_msg=name)
     assert eager["compiled"] is None
 
 

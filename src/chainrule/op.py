@@ -159,6 +159,11 @@ class Op:
       compiler's record) computes them again from the inputs with ops, so that they are
       differentiated and recorded. Residuals are the node's own arrays: the output may still
       be changed in place, as in PyTorch.
+    - ``scalar``: for an elementwise row whose ``forward`` is not a NumPy ufunc, the same
+      function on one element of each input (params by keyword), written with `math` and
+      NumPy scalars so that Numba compiles it; a fused kernel calls it per element
+      (`chainrule.compiler.fusion`) and casts its result to the row's output dtype. A ufunc
+      forward already says what one element is.
 
     Calling an Op runs it on tensors: ``Op.__call__`` is `chainrule.dispatch.apply_op`.
 
@@ -189,6 +194,7 @@ class Op:
         decomposition: Callable | None = None,
         residuals: dict[str, Callable] | None = None,
         forward_saving: Callable | None = None,
+        scalar: Callable | None = None,
     ) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"Op {name!r}: kind must be one of {KINDS}, got {kind!r}")
@@ -222,6 +228,7 @@ class Op:
             None if residuals is None else {n: _as_rule(fn) for n, fn in residuals.items()}
         )
         self.forward_saving = forward_saving
+        self.scalar = scalar
         self.backward_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
         self._plans: dict[int, NodePlan] = {}
 

@@ -5,6 +5,8 @@ of NumPy calls, check it, and replay it; `make_program` shows the record.
 - `chainrule.compiler.tracer`: recording a call as the engine's observer (`chainrule.observe`);
 - `chainrule.compiler.pieces`: replaying a record around graph breaks, the Python run again;
 - `chainrule.compiler.passes`: dead code, common subexpressions, constant folding;
+- `chainrule.compiler.backend_numba`: Numba kernels for fused groups, cached on disk;
+- `chainrule.compiler.fusion`: grouping chains of elementwise equations into fused ones;
 - `chainrule.compiler.compiled`: `compile`, its cache and guards, `make_program`.
 """
 

@@ -33,6 +33,7 @@ from ..autograd import node_order
 from ..errors import GraphError
 from ..graph import Node, edge_of, state
 from ..numpy_warnings import restore, silence
+from .fusion import passes
 from .passes import optimize
 from .pieces import Pieces
 from .program import Program, Var
@@ -153,9 +154,11 @@ class CompiledFunction:
     ``stats`` counts traces, replays and eager calls.
     """
 
-    def __init__(self, fn: Callable, fullgraph: bool = False, name: str | None = None) -> None:
+    def __init__(self, fn: Callable, fullgraph: bool = False, name: str | None = None,
+                 fuse: bool = True) -> None:  # fmt: skip
         self.fn = fn
         self.fullgraph = fullgraph
+        self.fuse = fuse  # group elementwise chains into Numba kernels (when it is installed)
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
         self.program: Program | None = None
         self.stats = {"traced": 0, "replayed": 0, "eager": 0}
@@ -238,7 +241,7 @@ class CompiledFunction:
                     raise _Eager(f"graph break in the results' backward: {tracer.broken}")
             first, entry.pending = entry.pending, (tracer, spec)
             if first is not None:
-                record = _verified(first, (tracer, spec), self.name)
+                record = _verified(first, (tracer, spec), self.name, self.fuse)
                 entry.records.append(record)
                 entry.pending = None
                 self.program = record.program
@@ -427,7 +430,7 @@ def _rebuild(spec: Any, arrays: tuple, tensors: list[Tensor], node=None) -> Any:
 # Verification: two records of one signature must agree.
 
 
-def _verified(first: tuple, second: tuple, name: str) -> _Record:
+def _verified(first: tuple, second: tuple, name: str, fuse: bool = False) -> _Record:
     """The program of two agreeing records (``(tracer, spec)`` each), optimized and built."""
     a, spec_a = first
     b, spec_b = second
@@ -495,7 +498,7 @@ def _verified(first: tuple, second: tuple, name: str) -> _Record:
     _spec_vars(spec_b, outputs)
     grads = [v for v in b.result_grads if v is not None]
     program = Program(name, b.inputs, states, consts, b.equations, outputs + grads, len(grads))
-    program = optimize(program)
+    program = optimize(program, passes(fuse))
     spec = _renumber(spec_b, outputs)
     guards = [(v.source, v.shape, v.dtype, v.source._requires_grad) for v in program.state]
     modules = list({id(m): (m, m.training) for m in b.modules}.values())
@@ -702,7 +705,10 @@ def compile(
     model: results that require grad are then replayed with a graph node whose backward runs
     the recorded gradients of the results (the eager graph's work, as one program).
     ``fullgraph=True`` makes a graph break an error (`CompileError`); ``disable=True``
-    returns ``model`` itself. The other keywords are PyTorch's and change nothing here.
+    returns ``model`` itself. ``backend="inductor"`` (the default) fuses chains of
+    elementwise ops into Numba kernels when Numba is installed (`chainrule.compiler.fusion`);
+    ``"eager"``, ``"aot_eager"``, ``"numpy"`` or ``options={"fuse": False}`` replay plain
+    NumPy, bit for bit as eager. The other keywords are PyTorch's and change nothing here.
 
     >>> import chainrule as cr
     >>> w = cr.tensor([1.0, 2.0], requires_grad=True)
@@ -726,7 +732,8 @@ def compile(
         )  # fmt: skip
     if disable:
         return model
-    return CompiledFunction(model, fullgraph=fullgraph, name=name)
+    fuse = backend not in ("eager", "aot_eager", "numpy") and (options or {}).get("fuse", True)
+    return CompiledFunction(model, fullgraph=fullgraph, name=name, fuse=fuse)
 
 
 #: JAX's name for it.

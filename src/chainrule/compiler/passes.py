@@ -324,9 +324,10 @@ PASSES: tuple[Callable[[Program], Program], ...] = (
 )
 
 
-def optimize(program: Program) -> Program:
-    """``program`` after every pass of `PASSES`."""
-    for run in PASSES:
+def optimize(program: Program, passes: tuple = PASSES) -> Program:
+    """``program`` after every pass of ``passes`` (`PASSES`, or `chainrule.compiler.fusion.passes`
+    with fusion)."""
+    for run in passes:
         program = run(program)
     return program
 

@@ -28,8 +28,11 @@ VAR_KINDS = ("input", "state", "const", "temp")
 #: - "grad": add ``ins[0]`` into a leaf's ``.grad`` (``params["leaf"]``), as backward does;
 #: - "read": a graph break: the function's Python needs values here (``name`` says what read
 #:   them, ``params["at"]`` where), or has just seen a whole call's effects; the replay, a
-#:   generator then, hands it the arrays of ``ins`` and waits (`chainrule.compiler.pieces`).
-EQUATION_KINDS = ("op", "call", "write", "grad", "read")
+#:   generator then, hands it the arrays of ``ins`` and waits (`chainrule.compiler.pieces`);
+#: - "fused": a chain of elementwise "op" equations computed by one kernel (``fn`` is a
+#:   `chainrule.compiler.fusion.FusedGroup`, holding them as its ``members``): ``outs`` are
+#:   the members' results read elsewhere; the others are never made.
+EQUATION_KINDS = ("op", "call", "write", "grad", "read", "fused")
 
 #: The phase of the equations that compute the gradients of a call's results, run when the
 #: caller's backward reaches them (a compiled function whose results require grad).
@@ -114,6 +117,9 @@ class Equation:
                 f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = " if self.outs else ""
             ) + (f"call {self.name}({', '.join(_show(a) for a in self.ins)})")
         call = f"{self.name}({', '.join(args)})"
+        if self.kind == "fused":  # the members below, indented
+            members = "".join(f"\n      | {member}" for member in self.fn.members)
+            return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}{members}"
         if not self.outs:
             return call
         return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}"
@@ -305,6 +311,11 @@ class Program:
                 outs = "".join(f"{v.name}, " for v in eq.outs)
                 call = f"{fn}({', '.join(args)})"
                 lines.append(f"    {outs}= {call}" if eq.outs else f"    {call}")
+            elif eq.kind == "fused":
+                fn = bind(eq.fn.kernel, f"fused_{eq.outs[0].name}", exact=True)
+                outs = "".join(f"{v.name}, " for v in eq.outs)
+                lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
+                             f"{fn}({', '.join(args)})")  # fmt: skip
             elif eq.kind == "write":
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
             elif eq.kind == "read":

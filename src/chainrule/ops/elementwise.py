@@ -8,6 +8,8 @@ whose gradient is cheaper written directly (maximum, where, leaky_relu) give VJP
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import xp
@@ -51,6 +53,24 @@ _POWERS = {
     -2: lambda x, out: np.divide(1, x * x, out=out),
 }
 
+
+def _gelu_scalar(x, approximate: str):
+    """gelu of one element, in float64 (a fused kernel rounds it to x's dtype once)."""
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)
+        return x * (0.5 * (1.0 + math.tanh(inner)))
+    return x * (0.5 * (1.0 + math.erf(float(x) * _SQRT_HALF)))
+
+
+def _clamp_scalar(x, min, max):
+    """clamp of one element, as np.clip: maximum then minimum, nan stays nan."""
+    if min is not None:
+        x = np.maximum(x, min)
+    if max is not None:
+        x = np.minimum(x, max)
+    return x
+
+
 # fmt: off
 add = elementwise("add", np.add, 1, 1,
                   doc="x + y, broadcasting; the gradient is summed back to each input's shape.")
@@ -62,7 +82,7 @@ div = elementwise("div", np.divide, lambda y: 1 / y, lambda x, y: -x / (y * y),
                   doc="x / y, true division, broadcasting.")
 # PyTorch's pow_backward, so every zero case agrees: see _pow_x_grad and _pow_y_slope. The
 # forward (`_power`) takes PyTorch's short cuts for small whole and half exponents.
-pow = Op("pow", _power, writes_out=True,
+pow = Op("pow", _power, writes_out=True, scalar=lambda x, y: x**y,
          vjp=(lambda g, x, y: _pow_x_grad(g, x, y),
               lambda g, x, y, out: g * _pow_y_slope(x, y, out)),
          jvp=(lambda dx, x, y: _pow_x_grad(dx, x, y),
@@ -82,9 +102,10 @@ sqrt = elementwise("sqrt", np.sqrt, lambda out: 0.5 / out,
                    method=True, doc="Square root, elementwise.")
 # 1 / x as its own row, so that c / x saves only its output, as PyTorch's reciprocal does.
 reciprocal = elementwise("reciprocal", lambda x: 1 / x, lambda out: -out * out,
-                         method=True, doc="1 / x, elementwise (true division).")
+                         scalar=lambda x: 1 / x, method=True,
+                         doc="1 / x, elementwise (true division).")
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), lambda out: -0.5 * out * out * out,
-                    method=True, doc="1 / sqrt(x), elementwise.")
+                    scalar=lambda x: 1 / np.sqrt(x), method=True, doc="1 / sqrt(x), elementwise.")
 sin = elementwise("sin", np.sin, lambda x: xp.cos(x), method=True, doc="Sine, elementwise.")
 cos = elementwise("cos", np.cos, lambda x: -xp.sin(x), method=True, doc="Cosine, elementwise.")
 tan = elementwise("tan", np.tan, lambda out: 1 + out * out,
@@ -98,16 +119,21 @@ cosh = elementwise("cosh", np.cosh, lambda x: xp.run(sinh, x),
 tanh = elementwise("tanh", np.tanh, lambda out: 1 - out * out,
                    method=True, doc="Hyperbolic tangent, elementwise.")
 sigmoid = elementwise("sigmoid", xp.sigmoid, lambda out: out * (1 - out),
-                      method=True, doc="1 / (1 + exp(-x)), elementwise, finite for large |x|.")
+                      scalar=lambda x: 1 / (1 + np.exp(-x)), method=True,
+                      doc="1 / (1 + exp(-x)), elementwise, finite for large |x|.")
 # The derivative from the output (out > 0 exactly where x > 0), as PyTorch saves it: an
 # in-place change to x afterwards leaves backward free, one to the output is refused.
 relu = elementwise("relu", lambda x: np.maximum(x, 0), lambda out: out > 0,
-                   method=True, doc="max(x, 0); derivative 0 at 0, as in PyTorch.")
+                   scalar=lambda x: np.maximum(x, 0), method=True,
+                   doc="max(x, 0); derivative 0 at 0, as in PyTorch.")
 # log(1 + exp(x)) as logaddexp(0, x): finite at ±1000; a row because composing it is not.
 softplus = elementwise("softplus", lambda x: np.logaddexp(0, x), lambda x: xp.sigmoid(x),
-                       method=True, doc="log(1 + exp(x)), finite for large |x|.")
-# NumPy has no erf: the forward is Cody's rational approximation (chainrule.special).
+                       scalar=lambda x: np.logaddexp(0, x), method=True,
+                       doc="log(1 + exp(x)), finite for large |x|.")
+# NumPy has no erf: the forward is Cody's rational approximation (chainrule.special). One
+# element is libm's erf in float64 (as the forward, a float32 input is widened and rounded once).
 erf = elementwise("erf", xp.erf, lambda x: _TWO_OVER_SQRT_PI * xp.exp(-x * x), method=True,
+                  scalar=lambda x: math.erf(float(x)),
                   doc="The error function, elementwise (see `chainrule.special.erf`).")
 # A row, not x * 0.5 * (1 + erf(x / sqrt(2))) composed: that would be five nodes saving
 # four arrays; this saves x and Phi(x), which its slope needs (erf is the costly part).
@@ -117,6 +143,7 @@ gelu_row = elementwise("gelu", lambda x, approximate: _gelu(x, approximate),
                        decomposition=lambda x, approximate: _gelu(x, approximate),
                        residuals={"cdf": lambda x, approximate: _gelu_cdf(x, approximate)},
                        forward_saving=lambda x, approximate: _gelu_saving(x, approximate),
+                       scalar=_gelu_scalar,
                        doc="x * Phi(x) (``approximate='none'``) or its tanh approximation.")
 abs = elementwise("abs", np.abs, lambda x: xp.sign(x),  # sign(0) = 0: subgradient 0 at 0
                   method=True, doc="|x|; derivative sign(x), so 0 at 0.")
@@ -132,7 +159,8 @@ leaky_relu_row = Op(
     "leaky_relu", lambda x, negative_slope: _leaky_relu(x, negative_slope),
     vjp=(lambda g, x, negative_slope: xp.where(x > 0, g, g * negative_slope),),
     jvp=(lambda dx, x, negative_slope: xp.where(x > 0, dx, dx * negative_slope),),
-    kind="elementwise", doc="x where positive, else negative_slope * x.")
+    kind="elementwise", scalar=lambda x, negative_slope: x if x > 0 else x * negative_slope,
+    doc="x where positive, else negative_slope * x.")
 # Ties send half the gradient to each side, as PyTorch does.
 maximum = Op(
     "maximum", np.maximum,
@@ -153,12 +181,14 @@ where_row = Op(
     # 0, not 0 * g: an infinite g sends 0 to the branch not taken, as in PyTorch (not nan).
     vjp=(None, lambda g, cond: xp.where(cond, g, 0), lambda g, cond: xp.where(cond, 0, g)),
     jvp=(None, lambda dx, cond: xp.where(cond, dx, 0), lambda dy, cond: xp.where(cond, 0, dy)),
-    kind="elementwise", doc="x where cond is true, else y; no gradient flows to cond.")
+    kind="elementwise", scalar=lambda cond, x, y: x if cond else y,
+    doc="x where cond is true, else y; no gradient flows to cond.")
 clamp_row = Op(
     "clamp", lambda x, min, max: np.clip(x, min, max),
     vjp=(lambda g, x, min, max: g * _inside(x, min, max),),
     jvp=(lambda dx, x, min, max: dx * _inside(x, min, max),),
-    kind="elementwise", doc="x limited to [min, max]; the gradient passes where min <= x <= max.")
+    kind="elementwise", scalar=_clamp_scalar,
+    doc="x limited to [min, max]; the gradient passes where min <= x <= max.")
 # The two rows behind in-place writes (fill_, zero_, copy_). A batched tensor is never written
 # in place (vmap loops for that), so they need no batching rule.
 fill = Op("fill", lambda x, value: np.full_like(x, value),

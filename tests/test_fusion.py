@@ -1,0 +1,228 @@
+"""Fused kernels (chainrule.compiler.fusion, backend_numba): which equations group, and that a
+fused replay gives eager's values and gradients within the documented tolerance; the disk
+cache; and the NumPy replay, bit for bit, where Numba cannot be imported."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule.compiler import backend_numba, fusion, passes
+from chainrule.nn import functional as F
+
+pytest.importorskip("numba")  # the `fast` extra; without it the NumPy replay is tested elsewhere
+
+SRC = str(Path(cr.__file__).resolve().parents[1])
+
+
+@pytest.fixture(autouse=True, scope="module")
+def kernel_cache(tmp_path_factory):
+    """A fresh kernel cache for this file's tests."""
+    folder = tmp_path_factory.mktemp("kernels")
+    old = os.environ.get("CHAINRULE_CACHE")
+    os.environ["CHAINRULE_CACHE"] = str(folder)
+    yield folder
+    if old is None:
+        del os.environ["CHAINRULE_CACHE"]
+    else:
+        os.environ["CHAINRULE_CACHE"] = old
+
+
+def _fused(fn, *args):
+    program = cr.make_program(fn)(*args)
+    return passes.optimize(program, fusion.passes())
+
+
+def _groups(program):
+    return [[m.name for m in eq.fn.members] for eq in program.equations if eq.kind == "fused"]
+
+
+def test_a_chain_of_three_ops_becomes_one_group_and_prints_its_members():
+    program = _fused(lambda x, y: ((x * y + 1).tanh()).sum(), cr.ones(4, 3), cr.ones(3))
+    assert _groups(program) == [["mul", "add", "tanh"]]
+    text = str(program)
+    assert "= fused[mul, add, tanh](" in text and "| t" in text
+
+
+def test_a_write_between_members_splits_the_group():
+    def f(x, y):
+        a = x * 2
+        y.add_(1)  # in place: a later read of y must not move before it
+        return (a + y).exp()
+
+    program = _fused(f, cr.ones(3), cr.ones(3))
+    assert ["mul", "add", "exp"] not in _groups(program)
+    assert any(eq.kind == "write" for eq in program.equations)
+
+
+def test_a_view_is_not_fused_and_an_interior_temp_read_later_stays_an_output():
+    def f(x):
+        a = x.exp()
+        b = (a * 2).T  # a view ends the chain
+        return (a + 1).sum() + b.sum(), a.sum()
+
+    program = _fused(f, cr.ones(3, 3))
+    for eq in program.equations:
+        if eq.kind == "fused":
+            assert all(not m.alias for m in eq.fn.members)
+    assert all("permute" not in g and "transpose" not in g for g in _groups(program))
+    # a (exp's result) is read by the view's mul, outside its group: it is an output there
+    fused = [eq for eq in program.equations if eq.kind == "fused"]
+    exp_group = [eq for eq in fused if "exp" in [m.name for m in eq.fn.members]]
+    if exp_group:
+        assert exp_group[0].fn.members[0].outs[0] in exp_group[0].outs
+
+
+def _gelu_chain(x, approximate):
+    return F.gelu(x, approximate=approximate) * 2 + x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, y: (x * y + 1).tanh() * (1 - x),
+        lambda x, y: (x - y).exp() / ((x - y).exp() + 1),  # softmax-like
+        lambda x, y: _gelu_chain(x * y, "none"),
+        lambda x, y: _gelu_chain(x * y, "tanh"),
+        lambda x, y: (x * 0.5).sigmoid() * y.relu() + x.erf(),
+    ],
+    ids=["tanh", "softmax-like", "gelu", "gelu-tanh", "sigmoid-relu-erf"],
+)
+def test_fused_values_and_gradients_agree_with_eager(fn, dtype):
+    rng = np.random.default_rng(0)
+    xs = rng.normal(size=(6, 5)).astype(dtype)
+    ys = rng.normal(size=(5,)).astype(dtype)  # broadcast along rows
+
+    def step(x, y):
+        out = fn(x, y)
+        out.sum().backward()
+        return out.detach()
+
+    eps = np.finfo(dtype).eps
+
+    def close(got, want):  # a few ulp per element; sums (gradients of broadcasts) by their size
+        atol = 16 * eps * np.abs(want).max() * want.size
+        np.testing.assert_allclose(got, want, rtol=16 * eps, atol=atol)
+
+    compiled = cr.compile(step)
+    for i in range(4):
+        x = cr.tensor(xs * (1 + i), requires_grad=True)
+        y = cr.tensor(ys, requires_grad=True)
+        got = compiled(x, y)
+        x0 = cr.tensor(xs * (1 + i), requires_grad=True)
+        y0 = cr.tensor(ys, requires_grad=True)
+        want = step(x0, y0)
+        assert got.dtype == want.dtype == dtype
+        close(got.numpy(), want.numpy())
+        close(x.grad.numpy(), x0.grad.numpy())
+        close(y.grad.numpy(), y0.grad.numpy())
+    assert compiled.stats["replayed"] == 2
+    assert any(eq.kind == "fused" for eq in compiled.program.equations)
+
+
+def test_arithmetic_alone_is_bit_identical_and_takes_strided_inputs():
+    compiled = cr.compile(lambda x, y: (x * y + x) / (y - 3) * 2)
+    base = np.random.default_rng(1).normal(size=(8, 6))
+    for _ in range(3):
+        x = cr.tensor(base)[:, ::2]  # a strided view
+        y = cr.tensor(base[0, ::2])
+        got = compiled(x, y)
+        assert np.array_equal(got.numpy(), ((x * y + x) / (y - 3) * 2).numpy())
+    assert _groups(compiled.program) == [["mul", "add", "div", "mul"]]  # y - 3 has y's shape
+
+
+def test_an_mlp_step_trains_as_eager_within_tolerance():
+    def make():
+        cr.manual_seed(0)
+        model = cr.nn.Sequential(cr.nn.Linear(3, 8), cr.nn.Tanh(), cr.nn.Linear(8, 1))
+        opt = cr.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        return model, step
+
+    (m0, eager), (m1, step) = make(), make()
+    compiled = cr.compile(step)
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        x = cr.tensor(rng.normal(size=(16, 3)).astype(np.float32))
+        y = cr.tensor(rng.normal(size=(16, 1)).astype(np.float32))
+        np.testing.assert_allclose(compiled(x, y).item(), eager(x, y).item(), rtol=1e-5)
+    for p, q in zip(m0.parameters(), m1.parameters()):
+        assert q.dtype == p.dtype == cr.float32
+        np.testing.assert_allclose(q.data, p.data, rtol=1e-5, atol=1e-6)
+    assert any(eq.kind == "fused" for eq in compiled.program.equations)
+
+
+def test_fusion_is_off_for_the_numpy_backends_and_the_option():
+    def f(x):
+        return (x * 2 + 1).exp()
+
+    for compiled in (cr.compile(f, backend="eager"), cr.compile(f, options={"fuse": False})):
+        for _ in range(3):
+            compiled(cr.ones(3))
+        assert all(eq.kind != "fused" for eq in compiled.program.equations)
+
+
+def _run(code: str, cache: Path, block_numba: bool = False) -> str:
+    prefix = "import sys; sys.modules['numba'] = None\n" if block_numba else ""
+    env = {**os.environ, "CHAINRULE_CACHE": str(cache), "PYTHONPATH": SRC}
+    done = subprocess.run([sys.executable, "-c", prefix + code], capture_output=True,
+                          text=True, env=env, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+_PROGRAM = """
+import warnings
+warnings.simplefilter("error")
+import numpy as np
+import chainrule as cr
+from chainrule.compiler import backend_numba
+def f(x, y):
+    return ((x * y + 1).tanh() * x - y).exp()
+compiled = cr.compile(f)
+rng = np.random.default_rng(0)
+for _ in range(3):
+    x, y = cr.tensor(rng.normal(size=(5, 4))), cr.tensor(rng.normal(size=(4,)))
+    got = compiled(x, y)
+    same = np.array_equal(got.numpy(), f(x, y).numpy())
+kinds = [eq.kind for eq in compiled.program.equations]
+print(same, "fused" in kinds, backend_numba.COUNTS["compiled"], "numba" in sys.modules and
+      sys.modules["numba"] is not None)
+"""
+
+
+def test_a_second_process_loads_the_kernels_from_the_disk_cache(tmp_path):
+    first = _run("import sys\n" + _PROGRAM, tmp_path).split()
+    second = _run("import sys\n" + _PROGRAM, tmp_path).split()
+    assert first[1:3] == ["True", "1"] and second[1:3] == ["True", "0"]
+    assert list(tmp_path.glob("k*.py")) and list((tmp_path / "__pycache__").glob("*.nbi"))
+
+
+def test_without_numba_the_numpy_replay_runs_bit_for_bit_and_silently(tmp_path):
+    out = _run("import sys\n" + _PROGRAM, tmp_path, block_numba=True).split()
+    assert out == ["True", "False", "0", "False"]
+    assert not list(tmp_path.iterdir())
+
+
+def test_importing_chainrule_does_not_import_numba(tmp_path):
+    code = "import sys, chainrule; print('numba' in sys.modules)"
+    assert _run(code, tmp_path).strip() == "False"
+
+
+def test_identical_groups_share_one_kernel():
+    program = _fused(lambda x, y: ((x * 2 + 1).exp(), (y * 2 + 1).exp()), cr.ones(3), cr.ones(3))
+    first, second = [eq.fn for eq in program.equations if eq.kind == "fused"]
+    assert first.source() == second.source() and first.kernel is second.kernel
+    assert backend_numba.cache_dir() == Path(os.environ["CHAINRULE_CACHE"])
