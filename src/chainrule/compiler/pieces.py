@@ -16,6 +16,7 @@ since the last stop have run eagerly, in order, on the real arrays.
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from typing import Any
@@ -304,7 +305,9 @@ class Pieces(Observer):
                 return tuple(build(part) for part in shape)
             return None
 
-        return build(info["shape"])
+        result = build(info["shape"])
+        made.clear()  # (``build`` refers to itself: the list must not keep the results alive)
+        return result
 
     def _fits(self, template: Any, value: Any, slots: tuple) -> bool:
         if value is template:  # a parameter given itself
@@ -461,7 +464,9 @@ class Pieces(Observer):
         given = {id(var): array for var, array in zip(event.ins, arrays)}
         for ref, var in self._pending:
             held = ref()
-            if held is None:
+            # A pending array (a whole call's) is also held by `_known`, this loop and
+            # getrefcount: the Python holds it only if something more does.
+            if held is None or (type(held) is np.ndarray and sys.getrefcount(held) <= 3):
                 continue
             array = given.get(id(var))
             if array is None:

@@ -253,11 +253,13 @@ class Tracer(Observer):
         over the Vars of this segment's results that the Python still holds."""
         held: dict[int, Var] = {}
         for event in self.events[self._segment :]:
-            for var, array in zip(event.outs, event.arrays):
-                # Held by `_keep`, the event, this loop and getrefcount: anything more is the
+            for k, var in enumerate(event.outs):
+                array = event.arrays[k]
+                # Held by `_keep`, the event, ``array`` and getrefcount: anything more is the
                 # Python's (a tensor, a detached one over it) or a graph's (saved for backward).
                 if sys.getrefcount(array) > 4:
                     held.setdefault(id(var), var)
+                del array
         visible = tuple(held.values())
         self._record(Equation("read", None, what, visible, {"at": where}, (), self.phase))
         self._event("read", what, visible, {}, (), {"at": where, "call": call})
