@@ -166,9 +166,23 @@ class CompiledFunction:
         functools.update_wrapper(self, fn, updated=())
 
     def __call__(self, *args, **kwargs):
-        if observe.current is not None:  # inside a profile or another trace: run it so
+        observer = observe.current
+        if observer is None:
+            return self._call(args, kwargs)
+        if observer.recording():  # inside another record: its ops are that record's
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
+        # Inside a profile: the call is one span, "compiled <name>", its own work unwatched
+        # (torch.compile's regions show so in PyTorch's profiler).
+        span = observer.span_begins(f"compiled {self.name}", "user")
+        observer.detach()
+        try:
+            return self._call(args, kwargs)
+        finally:
+            observer.attach()
+            observer.span_ends(span)
+
+    def _call(self, args: tuple, kwargs: dict):
         tensors: list[Tensor] = []
         try:
             if kwargs or not all(type(a) is Tensor for a in args):
