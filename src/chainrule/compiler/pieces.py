@@ -376,8 +376,9 @@ class Pieces(Observer):
         ):
             self._diverge(".grad set to another tensor than the record's")
             return
+        # Setting .grad again gives the same .grad (what else changes it, a backward pass,
+        # seals the journal): this may run again.
         self._journal.append(("grad", tensor, self._spec(value)))
-        self._sealed = True
         self.pos += 1
 
     def run_backward(self, outputs, seeds, retain_graph: bool, create_graph: bool, inputs):

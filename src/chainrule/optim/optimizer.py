@@ -133,7 +133,6 @@ class Optimizer:
         if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
             raise DomainError(f"{self._name}: invalid betas {betas!r}; each must be in [0, 1)")
 
-    @replayed_whole
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)

@@ -25,13 +25,23 @@ class StateDictError(ChainruleError, RuntimeError):
 
 
 def zero_grads(parameters: Iterable[Tensor], set_to_none: bool = True) -> None:
-    """Clear each parameter's gradient: to None (default) or to zeros in place."""
+    """Clear each parameter's gradient: to None (default) or to zeros in place.
+
+    To None, each is a ``.grad`` assignment, which a compiled step records as an equation
+    (every parameter's, None or not, so that two calls record the same); to zeros, one call
+    the compiled step runs whole (`_zero_in_place`)."""
+    if not set_to_none:
+        _zero_in_place(list(parameters))
+        return
     for param in parameters:
-        if param.grad is None:
-            continue
-        if set_to_none:
-            param.grad = None
-        else:
+        param.grad = None
+
+
+@observe.replayed_whole
+def _zero_in_place(parameters: list[Tensor]) -> None:
+    """Set each existing gradient to zeros in place (``zero_grad(set_to_none=False)``)."""
+    for param in parameters:
+        if param.grad is not None:
             with no_grad():
                 param.grad = param.grad.detach().zero_()
 
@@ -402,7 +412,6 @@ class Module:
             param.requires_grad_(requires_grad)
         return self
 
-    @observe.replayed_whole
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (default) or to zeros."""
         zero_grads(self.parameters(), set_to_none)
