@@ -41,13 +41,12 @@ class Pending(Node):
     """The ``grad_fn`` of a tensor a replay in pieces computed: its gradient history stayed
     inside the compiled program, which runs the backward passes the call itself makes."""
 
-    __slots__ = ("op", "label", "tensor")
+    __slots__ = ("op", "label")
 
-    def __init__(self, op, tensor: Tensor) -> None:
-        super().__init__((), ((tensor._array.shape, tensor._array.dtype),), ())
+    def __init__(self, op, meta: tuple) -> None:
+        super().__init__((), (meta,), ())
         self.op = getattr(op, "name", op)
         self.label = getattr(op, "backward_name", op)  # as eager's node shows: SumBackward
-        self.tensor = weakref.ref(tensor)
 
     @property
     def name(self) -> str:
@@ -164,6 +163,10 @@ class Pieces(Observer):
             if expected.kind == "const":
                 return expected.value is None or _same(array, expected.value)
             return False
+        if type(expected) in _PLAIN:  # a literal, the usual case
+            return type(value) is type(expected) and (
+                value == expected or (value != value and expected != expected)
+            )
         if type(expected) in (tuple, list):
             return (
                 type(value) is type(expected)
@@ -190,10 +193,11 @@ class Pieces(Observer):
         tensor._grad = tensor._hooks = tensor._tangent = tensor._counter = tensor._view = None
         tensor._output_nr = 0
         tensor._requires_grad = grad
-        tensor._grad_fn = Pending(op, tensor) if grad else None
-        self._known[id(array)] = ([var], array, weakref.ref(tensor))
+        tensor._grad_fn = _pending_node(op, var) if grad else None
+        ref = weakref.ref(tensor)
+        self._known[id(array)] = ([var], array, ref)
         self._placeholders.add(id(array))
-        self._pending.append((weakref.ref(tensor), var))
+        self._pending.append((ref, var))
         return tensor
 
     # What the engine reports.
@@ -206,9 +210,19 @@ class Pieces(Observer):
             return PLAIN
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
+        ins, known = event.ins, self._known
+        same = len(args) == len(ins)
+        if same:
+            for a, e in zip(args, ins):
+                if type(a) is Tensor:  # the usual case, inline: a tensor the record named
+                    entry = known.get(id(a._array))
+                    if entry is not None and e in entry[0]:
+                        continue
+                if not self._is(a, e):
+                    same = False
+                    break
         if not (
-            len(args) == len(event.ins)
-            and all(self._is(a, e) for a, e in zip(args, event.ins))
+            same
             and params.keys() == event.params.keys()
             and all(self._is(params[k], e) for k, e in event.params.items())
         ):
@@ -220,9 +234,8 @@ class Pieces(Observer):
             out._counter, out._view = dispatch.view_of(op, args, params)
         if not self._inplace:
             made = weakref.ref(out)
-            self._journal.append(
-                ("op", op, self._spec(args), self._spec(params), event.outs[0], made)
-            )
+            spec = (self._spec_args(args), self._spec(params) if params else params)
+            self._journal.append(("op", op, *spec, event.outs[0], made))
             self._made.add(id(event.outs[0]))
         self.pos += 1
         return out
@@ -507,7 +520,6 @@ class Pieces(Observer):
         if any(t._version_counter.value != v for t, v in self._read.values()):
             journal = journal[self._flushed :]
         env: dict[int, Tensor] = {}  # id(Var) -> its tensor, run eagerly now
-        touched: list[Tensor] = []
         for entry in journal:
             kind = entry[0]
             if kind == "op":
@@ -518,7 +530,6 @@ class Pieces(Observer):
                     _transplant(result, held)
                     result = held
                 env[id(var)] = result
-                touched.append(result)
             elif kind == "call":  # a pure call again; its results into the pending ones
                 _, fn, args, kwargs, outs, made = entry
                 again = _flat(fn(*_resolve(args, env), **_resolve(kwargs, env)))
@@ -559,16 +570,33 @@ class Pieces(Observer):
                     if pending is not None and leaf._grad is not None:
                         pending._array = leaf._grad._array
                         leaf._grad = pending
-        for tensor in touched:  # an in-place write took its grad_fn from a pending result
-            node = tensor._grad_fn
-            if isinstance(node, Pending):
-                source = node.tensor()
-                if source is not None and source is not tensor:
-                    tensor._grad_fn, tensor._output_nr = source._grad_fn, source._output_nr
+
+    def _spec_args(self, args: tuple) -> tuple:
+        """`_spec` of an op's arguments: tensors and numbers, the usual case, inline."""
+        made, known, read = self._made, self._known, self._read
+        spec = []
+        for value in args:
+            if type(value) is Tensor:
+                entry = known.get(id(value._array))
+                if entry is not None:
+                    var = next((v for v in entry[0] if id(v) in made), None)
+                    if var is not None:
+                        spec.append(_Ref(var, weakref.ref(value)))
+                        continue
+                if id(value) not in read:
+                    read[id(value)] = (value, value._version_counter.value)
+                spec.append(value)
+            elif type(value) in (int, float, bool) or value is None:
+                spec.append(value)
+            else:
+                spec.append(self._spec(value))
+        return tuple(spec)
 
     def _spec(self, value: Any) -> Any:
         """``value`` for the journal: a tensor or array the journal made as its Var (a `_Ref`,
         so the journal never keeps it alive), anything else as it is."""
+        if type(value) in _PLAIN:
+            return value
         if isinstance(value, (Tensor, np.ndarray)):
             known = self._known.get(id(value._array if isinstance(value, Tensor) else value))
             if known is not None:
@@ -584,6 +612,16 @@ class Pieces(Observer):
         if type(value) is dict:
             return {k: self._spec(v) for k, v in value.items()}
         return value
+
+
+def _pending_node(op: Any, var: Var) -> Pending:
+    """A `Pending` node, made field by field (one per pending tensor that requires grad)."""
+    node = _new(Pending)
+    node.edges, node.out_meta, node.watched = (), ((var.shape, var.dtype),), ()
+    node.sequence, node.hooks, node.retained, node.trace = 0, None, None, None
+    node.op = getattr(op, "name", op)
+    node.label = getattr(op, "backward_name", op)
+    return node
 
 
 def _placeholder(var: Var, strides: tuple | None) -> np.ndarray:
@@ -620,6 +658,10 @@ def _flat(result: Any) -> list:
     if type(result) in (tuple, list):
         return [item for part in result for item in _flat(part)]
     return []
+
+
+#: Argument types that are literals: compared and journaled as they are.
+_PLAIN = frozenset({int, float, bool, str, type(None)})
 
 
 class _Ref:
