@@ -237,3 +237,17 @@ def test_w10_plot_draws_a_bar_per_program_and_thread_setting(tmp_path):
             for threads in ("1", "default")]  # fmt: skip
     path = programs.plot(tmp_path / "programs.png", rows)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_graph_breaks_replay_in_pieces_and_print_a_table(bench, capsys, monkeypatch):
+    import benchmarks.graph_breaks as breaks
+
+    rows = breaks.measure(quick=True, calls=1)
+    assert [row[0] for row in rows] == list(breaks.VARIANTS)
+    for _, eager, compiled, stats in rows:  # every call after the two traces replayed
+        assert eager > 0 and compiled > 0 and stats == {"traced": 2, "replayed": 1, "eager": 0}
+    monkeypatch.setattr(breaks, "measure", lambda quick: rows)
+    assert breaks.main(["--quick"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("| where the step reads a value |") and len(table) == 7
+    assert "in pieces, 1 of 3 calls" in table[3] and "whole, 1 of 3 calls" in table[2]
