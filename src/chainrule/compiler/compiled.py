@@ -67,6 +67,7 @@ class _Record:
         #: and the numbers its program reads from the Python at each call (``L[k]``).
         self.events: list | None = None
         self.literals = literals
+        self.placeholders: dict = {}  # id(Var) -> the array its pending tensors start with
         self.warned = False  # whether a call that left the record was warned about
 
     def holds(self, tensors: list[Tensor]) -> bool:

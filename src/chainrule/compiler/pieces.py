@@ -76,6 +76,7 @@ class Pieces(Observer):
         super().__init__()
         self.events: list[Event] = record.events
         self._literals = record.literals
+        self._spare = record.placeholders
         self.pos = 0
         self.diverged: str | None = None
         self._thread = threading.get_ident()
@@ -187,7 +188,9 @@ class Pieces(Observer):
     def _pending_tensor(
         self, var: Var, grad: bool, op: Any, strides: tuple | None = None
     ) -> Tensor:
-        array = _placeholder(var, strides)
+        array = self._spare.get(id(var))
+        if array is None:  # made once per record: every pending tensor gets its array later
+            array = self._spare[id(var)] = _placeholder(var, strides)
         tensor = _new(Tensor)
         tensor._array = array
         tensor._grad = tensor._hooks = tensor._tangent = tensor._counter = tensor._view = None
@@ -210,21 +213,35 @@ class Pieces(Observer):
             return PLAIN
         if params and not TRANSLATED.isdisjoint(params):
             params = translate(op.name, params)
-        ins, known = event.ins, self._known
+        # Each argument against the record's, and the journal's copy of it, in one pass.
+        ins, known, made = event.ins, self._known, self._made
+        spec: list = []
         same = len(args) == len(ins)
         if same:
             for a, e in zip(args, ins):
-                if type(a) is Tensor:  # the usual case, inline: a tensor the record named
+                kind = type(a)
+                if kind is Tensor:  # the usual case: a tensor the record named
                     entry = known.get(id(a._array))
                     if entry is not None and e in entry[0]:
+                        if id(e) in made:
+                            spec.append(_Ref(e, entry[2] or weakref.ref(a)))
+                        else:
+                            spec.append(self._held(a))
                         continue
+                elif kind in _PLAIN and kind is type(e) and a == e:
+                    spec.append(a)
+                    continue
                 if not self._is(a, e):
                     same = False
                     break
+                spec.append(self._spec(a))
         if not (
             same
-            and params.keys() == event.params.keys()
-            and all(self._is(params[k], e) for k, e in event.params.items())
+            and (
+                not (params or event.params)
+                or params.keys() == event.params.keys()
+                and all(self._is(params[k], e) for k, e in event.params.items())
+            )
         ):
             self._diverge(f"{op.name} with other arguments than the record's")
             return PLAIN
@@ -233,10 +250,10 @@ class Pieces(Observer):
         if info["view"]:
             out._counter, out._view = dispatch.view_of(op, args, params)
         if not self._inplace:
-            made = weakref.ref(out)
-            spec = (self._spec_args(args), self._spec(params) if params else params)
-            self._journal.append(("op", op, *spec, event.outs[0], made))
-            self._made.add(id(event.outs[0]))
+            made_ref = self._pending[-1][0]  # the weak reference `_pending_tensor` made
+            entry = ("op", op, tuple(spec), self._spec(params) if params else params)
+            self._journal.append((*entry, event.outs[0], made_ref))
+            made.add(id(event.outs[0]))
         self.pos += 1
         return out
 
@@ -571,26 +588,12 @@ class Pieces(Observer):
                         pending._array = leaf._grad._array
                         leaf._grad = pending
 
-    def _spec_args(self, args: tuple) -> tuple:
-        """`_spec` of an op's arguments: tensors and numbers, the usual case, inline."""
-        made, known, read = self._made, self._known, self._read
-        spec = []
-        for value in args:
-            if type(value) is Tensor:
-                entry = known.get(id(value._array))
-                if entry is not None:
-                    var = next((v for v in entry[0] if id(v) in made), None)
-                    if var is not None:
-                        spec.append(_Ref(var, weakref.ref(value)))
-                        continue
-                if id(value) not in read:
-                    read[id(value)] = (value, value._version_counter.value)
-                spec.append(value)
-            elif type(value) in (int, float, bool) or value is None:
-                spec.append(value)
-            else:
-                spec.append(self._spec(value))
-        return tuple(spec)
+    def _held(self, tensor: Tensor) -> Tensor:
+        """``tensor`` (not the journal's) for the journal, its version noted: the journal runs
+        again only while it is unchanged."""
+        if id(tensor) not in self._read:
+            self._read[id(tensor)] = (tensor, tensor._version_counter.value)
+        return tensor
 
     def _spec(self, value: Any) -> Any:
         """``value`` for the journal: a tensor or array the journal made as its Var (a `_Ref`,
@@ -603,9 +606,7 @@ class Pieces(Observer):
                 for var in known[0]:
                     if id(var) in self._made:
                         return _Ref(var, weakref.ref(value))
-            if isinstance(value, Tensor) and id(value) not in self._read:
-                self._read[id(value)] = (value, value._version_counter.value)
-            return value
+            return self._held(value) if isinstance(value, Tensor) else value
         if type(value) in (tuple, list):
             mapped = [self._spec(v) for v in value]
             return tuple(mapped) if type(value) is tuple else mapped
