@@ -168,6 +168,12 @@ class Pieces(Observer):
             return type(value) is type(expected) and (
                 value == expected or (value != value and expected != expected)
             )
+        if type(expected) is dict:
+            return (
+                type(value) is dict
+                and value.keys() == expected.keys()
+                and all(self._is(value[k], e) for k, e in expected.items())
+            )
         if type(expected) in (tuple, list):
             return (
                 type(value) is type(expected)
@@ -235,23 +241,29 @@ class Pieces(Observer):
                     same = False
                     break
                 spec.append(self._spec(a))
+        info = event.info
+        plain = info.get("plain")
+        if plain is None:  # parameters that are literals alone (dims, shapes) compare as a dict
+            plain = info["plain"] = all(_literal(v) for v in event.params.values())
         if not (
             same
             and (
                 not (params or event.params)
-                or params.keys() == event.params.keys()
-                and all(self._is(params[k], e) for k, e in event.params.items())
+                or (
+                    params == event.params  # the same literals (a tensor among them: not)
+                    if plain and not any(isinstance(v, Tensor) for v in params.values())
+                    else self._is(params, event.params)
+                )
             )
         ):
             self._diverge(f"{op.name} with other arguments than the record's")
             return PLAIN
-        info = event.info
         out = self._pending_tensor(event.outs[0], info["grad"], op, info["strides"])
         if info["view"]:
             out._counter, out._view = dispatch.view_of(op, args, params)
         if not self._inplace:
             made_ref = self._pending[-1][0]  # the weak reference `_pending_tensor` made
-            entry = ("op", op, tuple(spec), self._spec(params) if params else params)
+            entry = ("op", op, tuple(spec), params if plain else self._spec(params))
             self._journal.append((*entry, event.outs[0], made_ref))
             made.add(id(event.outs[0]))
         self.pos += 1
@@ -663,6 +675,13 @@ def _flat(result: Any) -> list:
 
 #: Argument types that are literals: compared and journaled as they are.
 _PLAIN = frozenset({int, float, bool, str, type(None)})
+
+
+def _literal(value: Any) -> bool:
+    """Whether ``value`` is a literal, or a tuple of them (a dim, a shape), or a dtype."""
+    if type(value) in _PLAIN or isinstance(value, np.dtype):
+        return True
+    return type(value) is tuple and all(type(v) in _PLAIN for v in value)
 
 
 class _Ref:
