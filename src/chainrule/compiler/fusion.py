@@ -191,6 +191,18 @@ def _rewrite(program: Program, groups: list[_Group]) -> Program:
             half = len(positions) // 2
             pending += [positions[:half], positions[half:]]
             continue
+        if len(outs) > 1 and len(positions) > 1:
+            # A kernel of several outputs (a generalized ufunc) runs at about half the speed
+            # of NumPy's own loops (measured on W9's layer norm: 37 against 15 µs): cut the
+            # group after each member whose result is read elsewhere, and fuse the pieces.
+            made_out = set(outs)
+            cuts, start = [], 0
+            for j, position in enumerate(positions[:-1]):
+                if equations[position].outs[0] in made_out:
+                    cuts.append(positions[start : j + 1])
+                    start = j + 1
+            pending += [*cuts, positions[start:]]
+            continue
         if len(positions) > 1:
             group = FusedGroup(members, ins, outs)
             fused[positions[-1]] = Equation(
