@@ -484,3 +484,20 @@ def test_the_step_people_write_returns_its_spent_loss_and_replays():
     for loss in (expected[-1], got[-1]):  # a second backward raises in both
         with pytest.raises(GraphError, match=r"mul: trying to backward through the graph a sec"):
             loss.backward()
+
+
+def test_a_compiled_call_inside_a_profile_replays_as_one_span():
+    w = cr.ones(3, requires_grad=True)
+
+    @cr.compile
+    def step(x):
+        loss = (x * w).sum()
+        loss.backward()
+        return loss
+
+    with cr.profile() as prof:
+        for _ in range(4):
+            step(cr.ones(3))
+    assert step.stats == {"traced": 2, "replayed": 2, "eager": 0}
+    assert [event.name for event in prof.events()] == ["compiled step"] * 4
+    assert w.grad.tolist() == [4.0, 4.0, 4.0]
