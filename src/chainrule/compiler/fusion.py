@@ -205,9 +205,12 @@ def _rewrite(program: Program, groups: list[_Group]) -> Program:
             continue
         if len(positions) > 1:
             group = FusedGroup(members, ins, outs)
-            fused[positions[-1]] = Equation(
+            fused[positions[-1]] = eq = Equation(
                 "fused", group, group.name, tuple(ins), {}, tuple(outs), members[-1].phase
             )
+            # NumPy lays the kernel's result out as the last member's (its operands'): the
+            # memory plan may give it a buffer where that was C-ordered.
+            eq.c_order = len(outs) == 1 and outs[0] is members[-1].outs[0] and members[-1].c_order
             dropped |= inside
     kept = [fused.get(i, eq) for i, eq in enumerate(equations) if i in fused or i not in dropped]
     return _replaced(program, kept, {})

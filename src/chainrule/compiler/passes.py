@@ -234,7 +234,9 @@ def plan_memory(program: Program) -> Program:
     for i, eq in enumerate(program.equations):
         # What an elementwise equation reads for the last time it may also write (an input of
         # its own shape); a product (matmul) must not write over its own operands.
-        in_place = eq.kind == "op" and eq.fn.kind in ("elementwise", "comparison")
+        in_place = eq.kind == "fused" or (
+            eq.kind == "op" and eq.fn.kind in ("elementwise", "comparison")
+        )
         if in_place:
             release(i)
         out = eq.outs[0] if eq.outs else None
@@ -299,6 +301,8 @@ def deliver_directly(program: Program) -> Program:
 
 def _plannable(eq: Equation) -> bool:
     out = eq.outs[0] if eq.outs else None
+    if eq.kind == "fused":  # one kernel, a ufunc: it takes out= too
+        return len(eq.outs) == 1 and eq.c_order and len(out.shape) > 0
     return (
         eq.kind == "op"
         and eq.fn.writes_out

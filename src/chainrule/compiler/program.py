@@ -125,6 +125,15 @@ class Equation:
         return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}"
 
 
+def _buffer(eq: Equation, bound: dict) -> str:
+    """The ``out=`` argument of an equation the memory plan gave buffer ``eq.buffer``, the
+    buffer made the first time it is named."""
+    name = f"B{eq.buffer}"
+    if name not in bound:
+        bound[name] = np.empty(eq.outs[0].shape, eq.outs[0].dtype)
+    return f"out={name}"
+
+
 def _collect(values: tuple, found: list) -> None:
     for value in values:
         if isinstance(value, Var):
@@ -291,9 +300,7 @@ class Program:
                     check = bind(eq.fn.check, f"check_{out}", exact=True)
                     lines.append(f"    {check}({', '.join(args)})")
                 if eq.buffer is not None:
-                    if f"B{eq.buffer}" not in bound:
-                        bound[f"B{eq.buffer}"] = np.empty(eq.outs[0].shape, eq.outs[0].dtype)
-                    args.append(f"out=B{eq.buffer}")
+                    args.append(_buffer(eq, bound))
                 lines.append(f"    {out} = {fn}({', '.join(args)})")
                 if eq.scalar:
                     lines.append(f"    {out} = asarray({out})")
@@ -314,6 +321,8 @@ class Program:
             elif eq.kind == "fused":
                 fn = bind(eq.fn.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
+                if eq.buffer is not None:  # the memory plan's array (one output)
+                    args.append(_buffer(eq, bound))
                 lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
                              f"{fn}({', '.join(args)})")  # fmt: skip
             elif eq.kind == "write":
