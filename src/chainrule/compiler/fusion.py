@@ -45,28 +45,38 @@ class FusedGroup:
         return self.name
 
 
-#: How much longer a kernel takes per element than NumPy's own loop, in nanoseconds, for the
-#: rows whose NumPy loop is vectorized (SIMD: tanh, exp, sin...) while a kernel calls the C
-#: library once per element; rows not listed (arithmetic, comparisons, sqrt, where, relu,
-#: clamp, softplus) are no slower in a kernel. Measured on a 2-core AMD EPYC (AVX-512), float32,
-#: 131,072 elements, Numba 0.68: tanh 0.38 against 14.0 ns, exp 0.47 against 2.31 ns.
-SLOWER_NS = {"tanh": 14, "sin": 6, "cos": 6, "tan": 6, "sinh": 6, "cosh": 6, "erf": 5,
-             "gelu": 5, "pow": 3, "exp": 2, "expm1": 2, "log": 2, "log1p": 2,
-             "sigmoid": 2}  # fmt: skip
+#: How much longer a kernel takes per element than NumPy's own loop, in nanoseconds, by the
+#: result's dtype, for the rows whose NumPy loop is vectorized (SIMD: tanh, exp...) while a
+#: kernel calls the C library once per element; rows not listed (arithmetic, comparisons,
+#: sqrt, where, relu, clamp, softplus; in float64 also sigmoid, erf and GELU, which eager mode
+#: computes more slowly than the C library) are no slower in a kernel. Measured on a 2-core
+#: AMD EPYC (AVX-512), 131,072 elements, Numba 0.68: float32 tanh 0.38 ns in NumPy against
+#: 14.0 ns in a kernel, exp 0.47 against 2.31 ns; float64 erf 75.6 (eager) against 13.3 ns.
+SLOWER_NS = {
+    "float32": {"tanh": 14, "sin": 6, "cos": 6, "tan": 6, "sinh": 6, "cosh": 6, "erf": 5,
+                "gelu": 5, "pow": 3, "exp": 2, "expm1": 2, "log": 2, "log1p": 2, "sigmoid": 2},
+    "float64": {"tanh": 12, "pow": 9, "sinh": 6, "cosh": 6, "tan": 6, "exp": 4, "expm1": 4,
+                "log": 3, "log1p": 3, "sin": 1, "cos": 1},
+}  # fmt: skip
 
 #: What fusing an equation saves: one NumPy call's fixed cost, in nanoseconds.
 CALL_NS = 1000
+
+#: How much longer a kernel of several outputs (a generalized ufunc, which writes each
+#: element through a view) takes per element than one of one output (measured on W9's layer
+#: norm, 32,768 float32 elements: 37 µs against NumPy's 15 µs for two multiplies).
+MULTI_NS = 1
 
 
 def slower_ns(eq: Equation) -> float:
     """How much longer ``eq`` takes in a kernel than as its own NumPy call, per element (0 for
     a row no slower; `SLOWER_NS`)."""
-    name = eq.fn.name
+    name, table = eq.fn.name, SLOWER_NS.get(eq.outs[0].dtype.name, SLOWER_NS["float32"])
     if name == "pow" and len(eq.ins) == 2 and eq.ins[1] == 2:
         return 0  # x * x in a kernel
     if name == "gelu" and eq.params.get("approximate") == "tanh":
-        return SLOWER_NS["tanh"]
-    return SLOWER_NS.get(name, 0)
+        return table.get("tanh", 0)
+    return table.get(name, 0)
 
 
 def fusable(eq: Equation) -> bool:
@@ -191,10 +201,14 @@ def _rewrite(program: Program, groups: list[_Group]) -> Program:
             half = len(positions) // 2
             pending += [positions[:half], positions[half:]]
             continue
-        if len(outs) > 1 and len(positions) > 1:
+        if (
+            len(outs) > 1
+            and len(positions) > 1
+            and MULTI_NS * math.prod(outs[0].shape) > CALL_NS * (len(positions) - 1)
+        ):
             # A kernel of several outputs (a generalized ufunc) runs at about half the speed
-            # of NumPy's own loops (measured on W9's layer norm: 37 against 15 µs): cut the
-            # group after each member whose result is read elsewhere, and fuse the pieces.
+            # of NumPy's own loops (`MULTI_NS`): where that costs more than the calls it
+            # saves, cut the group after each member whose result is read elsewhere.
             made_out = set(outs)
             cuts, start = [], 0
             for j, position in enumerate(positions[:-1]):
@@ -225,4 +239,13 @@ def passes(enabled: bool = True) -> tuple:
     return (*PASSES[:at], fuse, *PASSES[at:])
 
 
-__all__ = ["CALL_NS", "SLOWER_NS", "FusedGroup", "fusable", "fuse", "passes", "slower_ns"]
+__all__ = [
+    "CALL_NS",
+    "MULTI_NS",
+    "SLOWER_NS",
+    "FusedGroup",
+    "fusable",
+    "fuse",
+    "passes",
+    "slower_ns",
+]
