@@ -12,10 +12,14 @@ How a call is served:
    how the compiler tells state (the same tensor both times: a parameter, read at each call)
    from constants (equal values: a mask made inside the function) and finds what the record
    cannot replay (a tensor made from data outside the record, which differs between calls).
-3. From then on the program, after `optimize`, is replayed.
+3. From then on the program, after `optimize`, is replayed: whole, without the function's
+   Python, or, when the function reads values into Python (``.item()``, ``print``), *in
+   pieces* (`chainrule.compiler.pieces`): its Python runs again and its tensor work is the
+   program's, matched op by op; a call that goes another way runs eagerly from there.
 
-A graph break, a disagreement between the records, or more signatures than the cache holds
-makes the function run eagerly for that signature, with one warning that says why.
+What the record cannot follow (a `Function` subclass, hooks), a disagreement between the
+records, or more signatures than the cache holds makes the function run eagerly for that
+signature, with one warning that says why.
 """
 
 from __future__ import annotations
