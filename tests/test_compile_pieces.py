@@ -184,3 +184,74 @@ def test_results_that_require_grad_around_a_read_run_eagerly_with_a_reason():
             compiled(cr.ones(2))
         compiled(cr.ones(2)).sum().backward()
     assert w.grad.tolist() == [1.0, 1.0] and compiled.stats["eager"] == 1
+
+
+class _Scaled(nn.Module):
+    """A linear layer whose forward may keep a tensor or count its calls (Python state)."""
+
+    def __init__(self, keep: bool = False, count: bool = False) -> None:
+        super().__init__()
+        cr.manual_seed(0)
+        self.inner = nn.Linear(3, 2)
+        self.keep, self.count, self.calls, self.kept = keep, count, 0, None
+
+    def forward(self, x):
+        y = self.inner(x) * 2
+        if self.keep:
+            self.kept = y  # a tensor the Python keeps: the forward must run
+        if self.count:
+            self.calls += 1  # Python state the forward changes: it must run
+        return y
+
+
+def _module_step(module):
+    def step(x):
+        loss = module(x).sum()
+        loss.backward()
+        return loss.item()  # a read: the call replays in pieces
+
+    return step
+
+
+@pytest.mark.parametrize("keep, count", [(False, False), (True, False), (False, True)])
+def test_a_module_forward_that_only_runs_ops_is_skipped_in_pieces(keep, count):
+    eager, compiled = _Scaled(keep, count), _Scaled(keep, count)
+    step = cr.compile(_module_step(compiled))
+    ran = []
+    compiled.forward = lambda x, f=compiled.forward: ran.append(1) or f(x)
+    for k in range(4):
+        x = cr.full((4, 3), float(k))
+        assert _module_step(eager)(x) == step(x)
+    assert step.stats == {"traced": 2, "replayed": 2, "eager": 0}
+    assert _same_parameters(eager, compiled)  # the gradients were delivered: .grad equal
+    assert all(np.array_equal(p.grad.numpy(), q.grad.numpy())
+               for p, q in zip(eager.parameters(), compiled.parameters()))  # fmt: skip
+    # The forward ran for the two records only, unless it keeps a tensor or counts calls.
+    assert len(ran) == (2 if not (keep or count) else 4)
+    assert compiled.calls == eager.calls
+    if keep:
+        assert np.array_equal(compiled.kept.detach().numpy(), eager.kept.detach().numpy())
+
+
+def test_a_call_that_goes_another_way_after_a_skipped_module_still_differentiates_it():
+    module_e, module_c = _Scaled(), _Scaled()
+
+    def make(module):
+        def step(x, flag):
+            y = module(x)
+            if flag.item() < 0:  # the branch the record did not take
+                y = y * 3
+            loss = y.sum()
+            loss.backward()
+            return loss
+
+        return step
+
+    eager, compiled = make(module_e), cr.compile(make(module_c))
+    with pytest.warns(UserWarning, match="a call did mul"):
+        for flag in (1.0, 2.0, 3.0, -1.0, 4.0):
+            x = cr.full((4, 3), flag)
+            assert eager(x, cr.tensor(flag)).item() == compiled(x, cr.tensor(flag)).item()
+    assert all(np.array_equal(p.grad.numpy(), q.grad.numpy())
+               for p, q in zip(module_e.parameters(), module_c.parameters()))  # fmt: skip
+    assert compiled.stats == {"traced": 2, "replayed": 2, "eager": 1}

@@ -92,6 +92,10 @@ class Observer:
         """A graph node's backward: its inputs' gradients from its outputs' ``grads``."""
         return node.propagate(grads, create_graph, release)
 
+    def run_module(self, module, args: tuple, kwargs: dict) -> Any:
+        """A module without hooks is called: its ``forward``'s result."""
+        return module.forward(*args, **kwargs)
+
     def run_whole(self, fn: Callable, args: tuple, kwargs: dict, pure: bool) -> Any:
         """A call marked `replayed_whole` (an optimizer's step, a random draw...)."""
         return fn(*args, **kwargs)

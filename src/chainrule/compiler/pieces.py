@@ -320,6 +320,27 @@ class Pieces(Observer):
             return any(self._reads_pending(v) for v in value.values())
         return False
 
+    def run_module(self, module, args: tuple, kwargs: dict):
+        """A module's forward: skipped, its results pending, where the record says it may
+        be and the arguments are the record's; else run, its ops matched one by one."""
+        if not self.recording():
+            return module.forward(*args, **kwargs)
+        event = self._expect("module", module)
+        if event is None:
+            return module.forward(*args, **kwargs)
+        self.pos += 1
+        info = event.info
+        if not info["skip"] or not self._fits(info["template"], (args, kwargs), event.ins):
+            return module.forward(*args, **kwargs)
+        result = self._results(event, f"{type(module).__name__}.forward")
+        made = tuple(weakref.ref(r) for r in _flat(result))
+        self._journal.append(("call", module.forward, self._spec(args), self._spec(kwargs),
+                              event.outs, made))  # fmt: skip
+        self._made.update(id(var) for var in event.outs)
+        self._sealed |= info["state"]
+        self.pos += info["count"]
+        return result
+
     def _results(self, event: Event, name: str) -> Any:
         """What a whole call returns, pending, laid out as the record's (one array returned
         twice, as the record's was, is one pending array)."""
@@ -335,7 +356,9 @@ class Pieces(Observer):
                         var
                     )
                 elif shape == "tensor":
-                    same = self._pending_tensor(var, info["grad"][i], name)
+                    strides = info.get("strides")
+                    same = self._pending_tensor(var, info["grad"][i], name,
+                                                strides[i] if strides else None)  # fmt: skip
                 else:
                     same = np.empty(var.shape, var.dtype)
                     self._known[id(same)] = ([var], same, None)
@@ -559,7 +582,7 @@ class Pieces(Observer):
                     _transplant(result, held)
                     result = held
                 env[id(var)] = result
-            elif kind == "call":  # a pure call again; its results into the pending ones
+            elif kind == "call":  # a pure call or a module's forward again, into its results
                 _, fn, args, kwargs, outs, made = entry
                 again = _flat(fn(*_resolve(args, env), **_resolve(kwargs, env)))
                 for var, ref, value in zip(outs, made, again):

@@ -365,7 +365,7 @@ class Tracer(Observer):
                 self._barrier_before(where, name)
             alias = [next(j for j in range(i + 1) if outs[j] is outs[i]) for i in range(len(outs))]
             info = {"template": template, "shape": shape, "grad": grads, "python": python,
-                    "alias": alias}  # fmt: skip
+                    "alias": alias, "pure": pure}  # fmt: skip
             self._event("call", fn, tuple(slots), {}, out_vars, info, made)
             if not pure:  # the Python after it sees its effects (a pure one has none)
                 self._barrier(name, user_line(), call=True)
@@ -536,6 +536,65 @@ class Tracer(Observer):
         """A module was called: its mode (train or eval) guards the record."""
         if self.recording():
             self.modules.append(module)
+
+    def run_module(self, module, args: tuple, kwargs: dict):
+        """A module's ``forward``: a "module" event before the events of its ops, which says
+        whether a replay in pieces may skip its Python and give its results at once. It may
+        when the forward only ran ops (no value read, whole call, backward pass or ``.grad``
+        set), changed none of its modules' attributes, got no list or dict to fill, and
+        returned tensors it made (or tuples of them)."""
+        if not self.recording() or self._nested:
+            return module.forward(*args, **kwargs)
+        start = len(self.events)
+        before = _attributes(module)
+        result = module.forward(*args, **kwargs)
+        if not self.recording():
+            return result
+        inner = self.events[start:]
+        made = {id(v) for event in inner for v in event.outs}
+        shape = _result_shape(result, [])
+        outputs = _result_objects(result)
+        out_vars = tuple(self.vars.get(id(t._array)) if isinstance(t, Tensor) else None
+                         for t in outputs)  # fmt: skip
+        skip = (
+            shape is not None
+            and shape == _arrays_only(shape)
+            and all(isinstance(t, Tensor) for t in outputs)
+            and all(v is not None and id(v) in made for v in out_vars)
+            and all(
+                event.kind in ("op", "inplace", "write", "module")
+                or (event.kind == "call" and event.info["pure"] and not event.info["python"])
+                for event in inner
+            )
+            and not any(type(a) in (list, dict, set) for a in (*args, *kwargs.values()))
+            and _attributes(module) == before
+        )
+        slots: list[Var] = []
+        template = _template((args, kwargs), self, slots)
+        info = {
+            "skip": skip, "count": len(inner), "template": template, "shape": shape,
+            "grad": [t._requires_grad for t in outputs],
+            "alias": [next(j for j in range(i + 1) if outputs[j] is outputs[i])
+                      for i in range(len(outputs))],
+            "strides": [None if t._array.flags.c_contiguous else t._array.strides
+                        for t in outputs],
+            # a write into what the forward did not make (a buffer): it must not run twice
+            "state": any(event.kind == "write" and id(event.ins[0]) not in made
+                         for event in inner),
+        }  # fmt: skip
+        arrays = tuple(t._array for t in outputs)
+        event = Event("module", module, tuple(slots), {}, out_vars if skip else (), info,
+                      arrays if skip else ())  # fmt: skip
+        self.events.insert(start, event)
+        if self._segment > start:
+            self._segment += 1
+        return result
+
+
+def _attributes(module) -> list:
+    """What the attributes of ``module`` and of the modules in it are, by identity: a forward
+    that rebinds one (``self.attention = weights``, ``self.calls += 1``) changes this."""
+    return [(name, id(value)) for m in module.modules() for name, value in vars(m).items()]
 
 
 def _reads_temps(value: Any, tracer: Tracer) -> bool:

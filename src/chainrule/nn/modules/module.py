@@ -111,11 +111,14 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if observe.current is not None:
-            observe.current.module_called(self)  # a recording guards on its mode (train/eval)
+        observer = observe.current
+        if observer is not None:
+            observer.module_called(self)  # a recording guards on its mode (train/eval)
         pre_hooks = self.__dict__.get("_forward_pre_hooks")
         hooks = self.__dict__.get("_forward_hooks")
         if not pre_hooks and not hooks:
+            if observer is not None:  # a replay in pieces may give its results at once
+                return observer.run_module(self, args, kwargs)
             return self.forward(*args, **kwargs)
         for hook in list(pre_hooks):
             if hook.with_kwargs:
