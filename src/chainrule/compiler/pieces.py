@@ -7,11 +7,12 @@ stops at each. `Pieces`, the engine's observer for one call, runs the function's
 matches what it does against the record's events, one by one: an op with the same row on
 the same Vars and equal literals gets a *pending* tensor (its array is a placeholder of the
 right shape and dtype); a write or a ``.grad`` set is noted; a backward pass gives the
-leaves pending gradients. At a read (or a whole call), the program runs on to its next stop
-and hands over the arrays of the pending tensors the Python still holds. Every match is a
-guard on what the Python decided: the first event that differs from the record (another
-branch, another number) makes the call go on eagerly from there, after the events matched
-since the last stop have run eagerly, in order, on the real arrays.
+leaves pending gradients; a module whose ``forward`` only ran ops when recorded is not run
+at all, its results pending at once. At a read (or a whole call), the program runs on to
+its next stop and hands over the arrays of the pending tensors the Python still holds.
+Every match is a guard on what the Python decided: the first event that differs from the
+record (another branch, another number) makes the call go on eagerly from there, after the
+events matched since the last stop have run eagerly, in order, on the real arrays.
 """
 
 from __future__ import annotations

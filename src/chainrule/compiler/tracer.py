@@ -13,9 +13,10 @@ is a *graph break* that the record goes on past: a "read" equation marks where t
 function's Python needs values, with the tensors it still holds, and a whole call is
 followed by one too. Alongside the equations the tracer keeps the *events*, what the
 function's own Python did (an op called, a whole call, a write, a ``.grad`` set, a backward
-pass, a read): a replay in pieces (`chainrule.compiler.pieces`) matches the function's
-Python against them. What the record cannot see ends it: a `Function` subclass (its rules
-work on arrays), tensor hooks, forward mode, vmap. The call goes on eagerly from there.
+pass, a read, a module called): a replay in pieces (`chainrule.compiler.pieces`) matches
+the function's Python against them. What the record cannot see ends it: a `Function`
+subclass (its rules work on arrays), tensor hooks, forward mode, vmap. The call goes on
+eagerly from there.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def stand_in(tensor: Tensor) -> Tensor:
 class Event:
     """One thing the traced function's Python did: ``kind`` is "op" (``key`` the op row),
     "call" (a whole call, ``key`` the function), "write", "grad" (``.grad`` set, ``key`` the
-    tensor), "backward" or "read" (``key`` what read values); ``ins`` and ``params`` hold
+    tensor), "backward", "read" (``key`` what read values), "inplace" (``key`` its name) or
+    "module" (``key`` the module; the events of its forward follow); ``ins`` and ``params`` hold
     Vars where the call had tensors; ``outs`` the Vars of what it gave back; ``info`` what a
     replay needs to make the same Python objects (requires grad, a view, a call's template);
     ``arrays`` the arrays of ``outs`` (which of them the Python still holds at the next
