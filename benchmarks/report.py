@@ -93,7 +93,7 @@ def text(rows: list[Row], targets: list[dict], meta: dict) -> str:
 #: What the compile column measures, printed under a table that has one.
 COMPILE_NOTE = (
     "compile: the first calls of a compiled row (chainrule.compile: 2, trace and verify; "
-    "jax.jit: 1), timed once, not in the step time"
+    "jax.jit: 1; torch.compile: 2), timed once, not in the step time"
 )
 
 

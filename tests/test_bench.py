@@ -251,3 +251,10 @@ def test_graph_breaks_replay_in_pieces_and_print_a_table(bench, capsys, monkeypa
     table = capsys.readouterr().out.splitlines()
     assert table[0].startswith("| where the step reads a value |") and len(table) == 7
     assert "in pieces, 1 of 3 calls" in table[3] and "whole, 1 of 3 calls" in table[2]
+
+
+def test_w9_has_pytorchs_own_compiler_as_a_row_and_a_target(bench):
+    w9 = _workload(bench, "W9")
+    row = next(impl for impl in w9.impls if impl.name == "pytorch compiled")
+    assert row.module == "torch" and row.torch_threads == 1 and row.warmup == 2
+    assert any(t.versus == "pytorch compiled" and t.at_most == 1.0 for t in w9.targets)

@@ -50,15 +50,20 @@ def initial_weights(tokens: int) -> dict[str, np.ndarray]:
     return {name: value.numpy().copy() for name, value in model.state_dict().items()}
 
 
-def gpt_step(on_chainrule: bool, batch: int, tokens: int, compiled: bool = False):
+def gpt_step(on_chainrule: bool, batch: int, tokens: int, compiled: bool = False,
+             torch_compiled: bool = False):  # fmt: skip
     """One AdamW step of the program's GPT; ``compiled`` (chainrule only) wraps the step in
-    ``chainrule.compile``, returning Tensors that are read into arrays after the call."""
+    ``chainrule.compile``, returning Tensors that are read into arrays after the call;
+    ``torch_compiled`` (PyTorch only) runs the model through PyTorch's own ``torch.compile``
+    (inductor), as a program does with ``model = torch.compile(model)``."""
     program = load_program(on_chainrule)
     torch = program.torch
     model = program.GPT(VOCAB, tokens, LAYERS, HEADS, WIDTH, 0.0, manual=False)
     state = {k: torch.tensor(v) for k, v in initial_weights(tokens).items()}
     model.load_state_dict(state)
     optimizer = model.configure_optimizers(0.1, 3e-4, (0.9, 0.95))
+    if torch_compiled:
+        model = torch.compile(model)
     rng = np.random.default_rng(2)
     x = torch.tensor(rng.integers(0, VOCAB, (batch, tokens)))
     y = torch.tensor(rng.integers(0, VOCAB, (batch, tokens)))
@@ -100,6 +105,15 @@ def workloads(quick: bool) -> list[Workload]:
                 Impl("pytorch", lambda: gpt_step(False, batch, tokens), "torch", torch_threads=1),
                 Impl("chainrule", lambda: gpt_step(True, batch, tokens)),
                 Impl(COMPILED, lambda: gpt_step(True, batch, tokens, True), warmup=WARMUP),
+                # PyTorch's own compiler on the same model (inductor, a C++ compiler at its
+                # first calls: where it cannot run, the row says why).
+                Impl(
+                    "pytorch compiled",
+                    lambda: gpt_step(False, batch, tokens, torch_compiled=True),
+                    "torch",
+                    torch_threads=1,
+                    warmup=WARMUP,
+                ),
             ],
             rtol=1e-4,
             # Rows are compared at the third step. At the quick size a few gradient entries
@@ -115,6 +129,12 @@ def workloads(quick: bool) -> list[Workload]:
                 ),
                 Target(
                     "chainrule compiled ≤ 0.7× pytorch (1 thread)", 0.7, "pytorch", impl=COMPILED
+                ),
+                Target(
+                    "chainrule compiled ≤ 1× pytorch compiled (1 thread)",
+                    1.0,
+                    "pytorch compiled",
+                    impl=COMPILED,
                 ),
             ],
         ),
