@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .machine import BLAS_ENV
+from .programs import _environment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,11 +78,9 @@ def warm_up(quick: bool) -> dict:
 def measure(quick: bool, timeout: float = 600) -> CompileCost:
     """Two child processes one after the other, sharing a fresh ``CHAINRULE_CACHE``."""
     with tempfile.TemporaryDirectory(prefix="chainrule-cache-") as folder:
-        paths = [ROOT, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
         env = {
-            **os.environ,
+            **_environment(str(ROOT)),
             "CHAINRULE_CACHE": str(Path(folder) / "kernels"),
-            "PYTHONPATH": os.pathsep.join(str(p) for p in paths if p),
             **dict.fromkeys(BLAS_ENV, "1"),
         }
         results = []
