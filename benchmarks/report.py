@@ -84,16 +84,18 @@ def text(rows: list[Row], targets: list[dict], meta: dict) -> str:
     if any(row.compile_s is not None for row in rows):
         lines += ["", COMPILE_NOTE]
     lines += ["", "targets (from the issue; measured in this run):"]
+    width = max([44, *(len(t["target"]) for t in targets)])
     for t in targets:
         measured = "" if t["measured"] is None else f"{number(t['measured'])}"
-        lines.append(f"  {t['workload']:<4} {t['target']:<44} {measured:>8}  {t['verdict']}")
+        lines.append(f"  {t['workload']:<4} {t['target']:<{width}} {measured:>8}  {t['verdict']}")
+    lines += [f"  {t['workload']:<4} {t['detail']}" for t in targets if t.get("detail")]
     return "\n".join(lines)
 
 
 #: What the compile column measures, printed under a table that has one.
 COMPILE_NOTE = (
     "compile: the first calls of a compiled row (chainrule.compile: 2, trace and verify; "
-    "jax.jit: 1; torch.compile: 2), timed once, not in the step time"
+    "jax.jit and torch.compile: 1), timed once, not in the step time"
 )
 
 
@@ -123,6 +125,9 @@ def markdown(rows: list[Row], targets: list[dict], meta: dict) -> str:
         lines.append(
             f"| {t['workload']} | {t['target']} | {number(t['measured'])} | {t['verdict']} |"
         )
+    details = [f"- {t['workload']} {t['detail']}" for t in targets if t.get("detail")]
+    if details:
+        lines += ["", *details]
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,13 @@ Result = Sequence[np.ndarray | float]
 
 
 class Unavailable(Exception):
-    """Raised by ``Impl.build`` when chainrule lacks a feature the workload needs."""
+    """Raised by ``Impl.build`` (or by a step's warm-up calls) when an implementation cannot
+    do the workload here: chainrule lacks a feature, a peer's compiler cannot run. The
+    message is the row's status; ``note``, when given, goes under the table (the reason)."""
+
+    def __init__(self, status: str, note: str = "") -> None:
+        super().__init__(status)
+        self.note = note
 
 
 @dataclass
@@ -53,13 +59,19 @@ class Impl:
 class Target:
     """One of the issue's targets: ``impl``'s value at most ``at_most`` times ``versus``'s
     (or at most ``at_most`` in the workload's unit when ``versus`` is None), and its results
-    in ``dtype`` when one is given."""
+    in ``dtype`` when one is given.
+
+    ``measure``, when given, replaces the rows: a measurement of its own (in other
+    processes, say) returning the value compared with ``at_most`` and a line that says how
+    it was found, printed under the targets.
+    """
 
     text: str
     at_most: float | None = None
     versus: str | None = None
     dtype: str | None = None
     impl: str = "chainrule"
+    measure: Callable[[], tuple[float, str]] | None = None
 
 
 @dataclass
@@ -151,7 +163,7 @@ def mismatch(result: list[np.ndarray], reference: list[np.ndarray], rtol: float,
 
 def _build(impl: Impl, calls: int):
     """(step, result of call number ``calls``, status, seconds of the ``impl.warmup`` first
-    calls or None): the status is "ok" or why the row has no number."""
+    calls or None, note): the status is "ok" or why the row has no number."""
     try:
         step = impl.build()  # imports the peer, so threads are set after it
         _set_threads(impl)
@@ -161,16 +173,16 @@ def _build(impl: Impl, calls: int):
         compile_s = time.perf_counter() - start if impl.warmup else None
         for _ in range(calls - 1 - impl.warmup):
             _call(step)
-        return step, _as_arrays(_call(step)), "ok", compile_s
+        return step, _as_arrays(_call(step)), "ok", compile_s, ""
     except ModuleNotFoundError as exc:
         if impl.module is None or exc.name is None or _root(exc.name) != _root(impl.module):
-            return None, None, f"failed: {type(exc).__name__}: {exc}", None
-        return None, None, f"missing (pip install {impl.pip or impl.module})", None
+            return None, None, f"failed: {type(exc).__name__}: {exc}", None, ""
+        return None, None, f"missing (pip install {impl.pip or impl.module})", None, ""
     except Unavailable as exc:
-        return None, None, str(exc), None
+        return None, None, str(exc), None, exc.note
     except Exception as exc:  # a peer that cannot do the workload is a result, not a crash
         message = str(exc).splitlines()[0] if str(exc) else ""
-        return None, None, f"failed: {type(exc).__name__}: {message}"[:120], None
+        return None, None, f"failed: {type(exc).__name__}: {message}"[:120], None, ""
 
 
 def _time_calls(step, number: int) -> float:
@@ -235,7 +247,7 @@ def _run_workload(workload: Workload, quick: bool) -> list[Row]:
     # warm-up calls, so that what is compared is a replay, from weights updated as often.
     calls = 1 + max(impl.warmup for impl in workload.impls)
     for impl in workload.impls:
-        step, result, status, compile_s = _build(impl, calls)
+        step, result, status, compile_s, note = _build(impl, calls)
         built[impl.name] = step
         if status == "ok":
             if reference is None:
@@ -257,6 +269,7 @@ def _run_workload(workload: Workload, quick: bool) -> list[Row]:
                 dtype="/".join(dtypes),
                 torch_threads=impl.torch_threads,
                 compile_s=compile_s,
+                note=note,
             )
         )
     if workload.floor not in steps:
@@ -307,6 +320,9 @@ def check_targets(workload: Workload, rows: list[Row]) -> list[dict]:
     by_name = {row.impl: row for row in rows if row.workload == workload.key}
     checked = []
     for target in workload.targets:
+        if target.measure is not None:
+            checked.append(_measure(workload, target))
+            continue
         row = by_name.get(target.impl)
         other = by_name.get(target.versus) if target.versus else None
         measured, verdict = None, "n/a"
@@ -332,3 +348,21 @@ def check_targets(workload: Workload, rows: list[Row]) -> list[dict]:
             }
         )
     return checked
+
+
+def _measure(workload: Workload, target: Target) -> dict:
+    """A target with a measurement of its own, checked; a failure is its verdict, not a crash."""
+    measured, detail = None, ""
+    try:
+        measured, detail = target.measure()
+        verdict = "met" if measured <= target.at_most else "missed"
+    except Exception as exc:
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        verdict = f"n/a (failed: {type(exc).__name__}: {message})"[:120]
+    return {
+        "workload": workload.key,
+        "target": target.text,
+        "measured": measured,
+        "verdict": verdict,
+        "detail": detail,
+    }
