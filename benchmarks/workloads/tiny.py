@@ -59,6 +59,7 @@ def workloads(quick: bool) -> list[Workload]:
         Target("chainrule ≤ 0.2× autograd", 0.2, "autograd (HIPS)"),
         Target("chainrule ≤ 0.2× mygrad", 0.2, "mygrad"),
         Target("chainrule compiled ≤ 1.5× numpy", 1.5, "numpy", impl=COMPILED),
+        Target("chainrule compiled ≤ 0.8× numpy (fused)", 0.8, "numpy", impl=COMPILED),
     ]
     return [
         Workload(
