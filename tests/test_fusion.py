@@ -226,3 +226,17 @@ def test_identical_groups_share_one_kernel():
     first, second = [eq.fn for eq in program.equations if eq.kind == "fused"]
     assert first.source() == second.source() and first.kernel is second.kernel
     assert backend_numba.cache_dir() == Path(os.environ["CHAINRULE_CACHE"])
+
+
+def test_inputs_broadcast_along_the_last_axis_are_taken_one_element_per_row():
+    compiled = cr.compile(lambda x, c, r: (x * c + r) * 3 - r)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        x = cr.tensor(rng.normal(size=(4, 6, 5)))
+        c = cr.tensor(rng.normal(size=(6, 1)))  # 1 on the last axis: one element per row
+        r = cr.tensor(rng.normal(size=(5,)))
+        got = compiled(x, c, r)
+        assert np.array_equal(got.numpy(), ((x * c + r) * 3 - r).numpy())
+    assert _groups(compiled.program) == [["mul", "add", "mul", "sub"]]
+    kernel = compiled.program.equations[-1].fn
+    assert kernel.arguments(["x", "c", "r"]) == ["x", "c[..., 0]", "r"]

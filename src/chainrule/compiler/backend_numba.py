@@ -1,16 +1,14 @@
 """Numba kernels for fused groups (`chainrule.compiler.fusion`): a group's equations become one
-function of one element of each input, compiled into a NumPy ufunc, so that broadcasting,
-strides and ``out=`` are NumPy's own. Numba is imported when the first kernel is built.
-
-One output: ``numba.vectorize``. Several: ``numba.guvectorize`` with scalar core dims
-(``(),()->(),()``), a generalized ufunc that writes each output through a one-element view
-(a few nanoseconds more per element than a ufunc, and still NumPy's broadcasting and
-strides, which a hand-written loop over flattened arrays would have to redo).
+generalized ufunc (``numba.guvectorize``) whose core is the last axis: a loop over a row, one
+element of each input at a time, while NumPy loops over the other axes, so that broadcasting,
+strides and ``out=`` are NumPy's own. An input that does not span the last axis (0-d, or 1
+there) is taken as one element per row. Numba is imported when the first kernel is built.
 
 Each kernel's source is written to a file named by its hash under `cache_dir` and imported from
-there with ``cache=True``, so Numba keeps the machine code beside it: a second process loads it
-instead of compiling. Identical groups (same source: same ops, literals and dtypes) share one
-kernel in a process.
+there with ``cache=True``, so Numba keeps the machine code beside it, the gufunc's loop wrapper
+included (a ``vectorize`` ufunc's wrapper is not cached: it would be compiled again in every
+process): a second process loads a kernel in about 10 ms instead of compiling it. Identical
+groups (same source: same ops, literals, dtypes and core layout) share one kernel in a process.
 """
 
 from __future__ import annotations
@@ -114,11 +112,27 @@ def _np_name(dtype: np.dtype) -> str:
     return "bool_" if dtype == np.bool_ else dtype.name
 
 
+def spans(var: Var, shape: tuple) -> bool:
+    """Whether a kernel of output ``shape`` reads ``var`` along its last axis (core dimension
+    ``(n)``), rather than one element per row (``()``: a 0-d array, or one whose last axis is
+    1 where ``shape``'s is not; the replay hands it over as ``var[..., 0]``)."""
+    return len(var.shape) > 0 and var.shape[-1] == shape[-1]
+
+
 def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var]) -> str:
-    """The source of the module whose ``kernel`` computes ``outs`` from ``ins`` (one element
-    of each) through ``members``, in order. Names are by position (``a0``, ``v3``), so equal
-    groups give equal sources."""
-    names = {v: f"a{i}" for i, v in enumerate(ins)}
+    """The source of the module whose ``kernel`` computes ``outs`` from ``ins`` through
+    ``members``, in order: a generalized ufunc whose core is the last axis (a loop over it,
+    one element of each input at a time), NumPy looping over the others. Names are by
+    position (``a0``, ``v3``), so equal groups give equal sources."""
+    shape = outs[0].shape
+    names = {}
+    loads = []
+    for i, v in enumerate(ins):
+        if spans(v, shape):
+            names[v] = f"x{i}"
+            loads.append(f"        x{i} = a{i}[i]")
+        else:
+            names[v] = f"a{i}"
     helpers: dict[str, str] = {}  # row name -> the helper's name in the module
     body = []
     for j, eq in enumerate(members):
@@ -152,27 +166,23 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var]) -> s
                     args.append(f"{key}={shown}")
             call = f"np.{_np_name(out.dtype)}({helper}({', '.join(args)}))"
         names[out] = f"v{j}"
-        body.append(f"    v{j} = {call}")
+        body.append(f"        v{j} = {call}")
     lines = ["import math", "", "import numba", "import numpy as np", ""]
     if helpers:
         lines += ["from chainrule.ops import REGISTRY", ""]
         for row, helper in helpers.items():
             lines.append(f"{helper} = numba.njit(REGISTRY[{row!r}].scalar)")
         lines.append("")
-    arguments = ", ".join(names[v] for v in ins)
-    in_types = ", ".join(NUMBA_TYPES[v.dtype.name] for v in ins)
-    if len(outs) == 1:
-        signature = f"{NUMBA_TYPES[outs[0].dtype.name]}({in_types})"
-        lines += [f"@numba.vectorize([{signature!r}], cache=True)",
-                  f"def kernel({arguments}):", *body, f"    return {names[outs[0]]}"]  # fmt: skip
-    else:
-        out_types = ", ".join(f"{NUMBA_TYPES[v.dtype.name]}[:]" for v in outs)
-        signature = f"void({in_types}, {out_types})"
-        layout = f"{','.join('()' for _ in ins)}->{','.join('()' for _ in outs)}"
-        results = ", ".join(f"o{k}" for k in range(len(outs)))
-        lines += [f"@numba.guvectorize([{signature!r}], {layout!r}, cache=True)",
-                  f"def kernel({arguments}, {results}):", *body]  # fmt: skip
-        lines += [f"    o{k}[0] = {names[v]}" for k, v in enumerate(outs)]
+    arguments = ", ".join([f"a{i}" for i in range(len(ins))] + [f"o{k}" for k in range(len(outs))])
+    types = [NUMBA_TYPES[v.dtype.name] + ("[:]" if spans(v, shape) else "") for v in ins]
+    types += [f"{NUMBA_TYPES[v.dtype.name]}[:]" for v in outs]
+    layout = ",".join("(n)" if spans(v, shape) else "()" for v in ins)
+    layout += "->" + ",".join("(n)" for _ in outs)
+    signature = f"void({', '.join(types)})"
+    lines += [f"@numba.guvectorize([{signature!r}], {layout!r}, cache=True)",
+              f"def kernel({arguments}):", "    for i in range(o0.shape[0]):",
+              *loads, *body]  # fmt: skip
+    lines += [f"        o{k}[i] = {names[v]}" for k, v in enumerate(outs)]
     return "\n".join(lines) + "\n"
 
 
@@ -213,4 +223,4 @@ def kernel(source: str) -> Any:
 
 
 __all__ = ["COUNTS", "NUMBA_TYPES", "available", "cache_dir", "kernel", "kernel_source",
-           "supports"]  # fmt: skip
+           "spans", "supports"]  # fmt: skip

@@ -33,6 +33,14 @@ class FusedGroup:
         """The kernel's module source (see `backend_numba.kernel_source`)."""
         return backend_numba.kernel_source(self.members, self.ins, self.outs)
 
+    def arguments(self, names: list[str]) -> list[str]:
+        """The kernel's arguments in the replay, given the names of ``ins``: an input taken one
+        element per row (see `backend_numba.spans`) without its last axis of 1."""
+        return [
+            name if backend_numba.spans(v, self.shape) or v.shape == () else f"{name}[..., 0]"
+            for v, name in zip(self.ins, names)
+        ]
+
     @property
     def kernel(self) -> Any:
         """The compiled kernel: ``kernel(*ins)`` gives the output array, or a tuple of them."""

@@ -315,7 +315,7 @@ class Program:
                 fn = bind(eq.fn.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
                 lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
-                             f"{fn}({', '.join(args)})")  # fmt: skip
+                             f"{fn}({', '.join(eq.fn.arguments(args))})")  # fmt: skip
             elif eq.kind == "write":
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
             elif eq.kind == "read":
