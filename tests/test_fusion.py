@@ -240,3 +240,21 @@ def test_inputs_broadcast_along_the_last_axis_are_taken_one_element_per_row():
     assert _groups(compiled.program) == [["mul", "add", "mul", "sub"]]
     kernel = compiled.program.equations[-1].fn
     assert kernel.arguments(["x", "c", "r"]) == ["x", "c[..., 0]", "r"]
+
+
+def test_fused_outputs_write_into_the_memory_plans_buffers_but_results_stay_their_own():
+    def f(x, w):
+        h = (x @ w).tanh() * 2 + 1  # read only by the product below: a planned buffer
+        return ((h @ w.T) * 3).exp() - 1  # the result: never a buffer
+
+    compiled = cr.compile(f)
+    rng = np.random.default_rng(4)
+    kept = []
+    for _ in range(4):
+        x, w = cr.tensor(rng.normal(size=(5, 3))), cr.tensor(rng.normal(size=(3, 3)))
+        kept.append((compiled(x, w), f(x, w).numpy()))
+    for got, want in kept:  # later calls wrote into their buffers, not into earlier results
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
+    fused = [eq for eq in compiled.program.equations if eq.kind == "fused"]
+    assert fused[0].buffer is not None and fused[1].buffer is None
+    assert f"out=(B{fused[0].buffer[0]}, )" in compiled.program.replay_source()

@@ -79,7 +79,8 @@ class Equation:
     For an "op": ``promote`` replays `apply_op`'s float promotion, ``scalar`` wraps a NumPy
     scalar result as a 0-d array, ``alias`` says the output shares memory with an input (a
     view: passes must not reuse or reorder around it), ``buffer`` numbers the array the
-    memory plan lets its ufunc write into (``out=``)."""
+    memory plan lets its ufunc write into (``out=``); for a "fused" one, a tuple of them, one per
+    output (None where it has none)."""
 
     __slots__ = ("kind", "fn", "name", "ins", "params", "outs", "phase", "promote", "scalar",
                  "alias", "buffer", "c_order")  # fmt: skip
@@ -314,8 +315,15 @@ class Program:
             elif eq.kind == "fused":
                 fn = bind(eq.fn.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
+                args = eq.fn.arguments(args)
+                if eq.buffer is not None:  # the memory plan's arrays, None where it has none
+                    for v, b in zip(eq.outs, eq.buffer):
+                        if b is not None and f"B{b}" not in bound:
+                            bound[f"B{b}"] = np.empty(v.shape, v.dtype)
+                    planned = "".join("None, " if b is None else f"B{b}, " for b in eq.buffer)
+                    args.append(f"out=({planned})")
                 lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
-                             f"{fn}({', '.join(eq.fn.arguments(args))})")  # fmt: skip
+                             f"{fn}({', '.join(args)})")  # fmt: skip
             elif eq.kind == "write":
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
             elif eq.kind == "read":
