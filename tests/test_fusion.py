@@ -239,7 +239,9 @@ def test_inputs_broadcast_along_the_last_axis_are_taken_one_element_per_row():
         assert np.array_equal(got.numpy(), ((x * c + r) * 3 - r).numpy())
     assert _groups(compiled.program) == [["mul", "add", "mul", "sub"]]
     kernel = compiled.program.equations[-1].fn
-    assert kernel.arguments(["x", "c", "r"]) == ["x", "c[..., 0]", "r"]
+    assert kernel.arguments(["x", "c", "r"]) == [
+        "ascontiguousarray(x)", "c[..., 0]", "ascontiguousarray(r)"
+    ]  # fmt: skip
 
 
 def test_fused_outputs_write_into_the_memory_plans_buffers_but_results_stay_their_own():

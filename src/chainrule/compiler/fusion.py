@@ -34,12 +34,15 @@ class FusedGroup:
         return backend_numba.kernel_source(self.members, self.ins, self.outs)
 
     def arguments(self, names: list[str]) -> list[str]:
-        """The kernel's arguments in the replay, given the names of ``ins``: an input taken one
-        element per row (see `backend_numba.spans`) without its last axis of 1."""
+        """The kernel's arguments in the replay, given the names of ``ins``: an input that spans
+        the last axis (see `backend_numba.spans`) C-ordered (itself when it is, a copy when
+        not: the kernel reads rows as contiguous), one taken one element per row without its
+        last axis of 1."""
         return [
-            name if backend_numba.spans(v, self.shape) or v.shape == () else f"{name}[..., 0]"
+            f"ascontiguousarray({name})" if backend_numba.spans(v, self.shape)
+            else name if v.shape == () else f"{name}[..., 0]"
             for v, name in zip(self.ins, names)
-        ]
+        ]  # fmt: skip
 
     @property
     def kernel(self) -> Any:

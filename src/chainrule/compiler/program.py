@@ -230,6 +230,7 @@ class Program:
     def _generate(self) -> tuple[str, dict]:
         bound: dict[str, Any] = {
             "Tensor": Tensor, "array": np.array, "asarray": np.asarray, "copyto": np.copyto,
+            "ascontiguousarray": np.ascontiguousarray,
             "promote": promote,
             "accumulate_grad": accumulate_grad,
         }  # fmt: skip
