@@ -314,17 +314,23 @@ class Program:
                 call = f"{fn}({', '.join(args)})"
                 lines.append(f"    {outs}= {call}" if eq.outs else f"    {call}")
             elif eq.kind == "fused":
-                fn = bind(eq.fn.kernel, f"fused_{eq.outs[0].name}", exact=True)
+                group = eq.fn
+                fn = bind(group.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
-                args = eq.fn.arguments(args)
+                args = group.arguments(args) + [bind(w, "W") for w in group.scratch]
                 if eq.buffer is not None:  # the memory plan's arrays, None where it has none
+                    planned = ""
                     for v, b in zip(eq.outs, eq.buffer):
                         if b is not None and f"B{b}" not in bound:
                             bound[f"B{b}"] = np.empty(v.shape, v.dtype)
-                    planned = "".join("None, " if b is None else f"B{b}, " for b in eq.buffer)
+                        row = "[..., 0]" if group.is_row(v) else ""  # given without that axis
+                        planned += "None, " if b is None else f"B{b}{row}, "
                     args.append(f"out=({planned})")
                 lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
                              f"{fn}({', '.join(args)})")  # fmt: skip
+                for v in eq.outs:
+                    if group.is_row(v):
+                        lines.append(f"    {v.name} = {v.name}[..., None]")
             elif eq.kind == "write":
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
             elif eq.kind == "read":
