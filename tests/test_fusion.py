@@ -228,20 +228,25 @@ def test_identical_groups_share_one_kernel():
     assert backend_numba.cache_dir() == Path(os.environ["CHAINRULE_CACHE"])
 
 
-def test_inputs_broadcast_along_the_last_axis_are_taken_one_element_per_row():
+@pytest.mark.parametrize("rows", [6, 64])
+def test_inputs_broadcast_along_the_last_axis_are_taken_one_element_per_row(rows):
     compiled = cr.compile(lambda x, c, r: (x * c + r) * 3 - r)
     rng = np.random.default_rng(3)
     for _ in range(3):
-        x = cr.tensor(rng.normal(size=(4, 6, 5)))
-        c = cr.tensor(rng.normal(size=(6, 1)))  # 1 on the last axis: one element per row
-        r = cr.tensor(rng.normal(size=(5,)))
+        x = cr.tensor(rng.normal(size=(8, rows, 16)))
+        c = cr.tensor(rng.normal(size=(rows, 1)))  # 1 on the last axis: one element per row
+        r = cr.tensor(rng.normal(size=(16,)))
         got = compiled(x, c, r)
         assert np.array_equal(got.numpy(), ((x * c + r) * 3 - r).numpy())
     assert _groups(compiled.program) == [["mul", "add", "mul", "sub"]]
     kernel = compiled.program.equations[-1].fn
-    assert kernel.arguments(["x", "c", "r"]) == [
-        "ascontiguousarray(x)", "c[..., 0]", "ascontiguousarray(r)"
-    ]  # fmt: skip
+    if rows == 64:  # 8,192 elements: the kernel loops over rows
+        assert kernel.rows and backend_numba.ROWS_FROM <= 8 * 64 * 16
+        assert kernel.arguments(["x", "c", "r"]) == [
+            "ascontiguousarray(x)", "c[..., 0]", "ascontiguousarray(r)"
+        ]  # fmt: skip
+    else:  # one element at a time, NumPy broadcasting the arrays as they are
+        assert not kernel.rows and kernel.arguments(["x", "c", "r"]) == ["x", "c", "r"]
 
 
 def test_fused_outputs_write_into_the_memory_plans_buffers_but_results_stay_their_own():

@@ -23,18 +23,19 @@ class FusedGroup:
     with a last axis of 1 (a row's value: a sum over the last axis, or what is computed from
     such values). ``kernel`` computes ``outs`` from ``ins``, built at first use."""
 
-    __slots__ = ("members", "ins", "outs", "shape", "_kernel", "_scratch")
+    __slots__ = ("members", "ins", "outs", "shape", "rows", "_kernel", "_scratch")
 
     def __init__(self, members: list[Equation], ins: list[Var], outs: list[Var]) -> None:
         self.members, self.ins, self.outs = members, ins, outs
         self.shape = _widest([_shape(m) for m in members])
+        self.rows = backend_numba.row_core(members, self.shape)  # loops over rows
         self._kernel = None
         self._scratch: list | None = None
 
     def is_row(self, var: Var) -> bool:
         """Whether ``var`` (an output) holds one value per row: the kernel gives it without
         its last axis of 1."""
-        return var.shape[-1] != self.shape[-1]
+        return self.rows and var.shape[-1] != self.shape[-1]
 
     @property
     def scratch(self) -> list:
@@ -55,13 +56,17 @@ class FusedGroup:
         """The kernel's module source (see `backend_numba.kernel_source`)."""
         return backend_numba.kernel_source(self.members, self.ins, self.outs, self.shape)
 
-    def arguments(self, names: list[str]) -> list[str]:
-        """The kernel's arguments in the replay, given the names of ``ins``: an input that spans
-        the last axis (see `backend_numba.spans`) C-ordered (itself when it is, a copy when
-        not: the kernel reads rows as contiguous), one taken one element per row without its
-        last axis of 1."""
+    def arguments(self, names: list[str], ordered: set = frozenset()) -> list[str]:
+        """The kernel's arguments in the replay, given the names of ``ins``. Where the kernel
+        loops over rows: an input that spans the last axis (see `backend_numba.spans`)
+        C-ordered (itself when it is, a copy when not: the kernel reads rows as contiguous)
+        unless it is among ``ordered`` (known to be), one taken one element per row without
+        its last axis of 1. Else the arrays themselves."""
+        if not self.rows:
+            return list(names)
         return [
-            f"ascontiguousarray({name})" if backend_numba.spans(v, self.shape)
+            (name if v in ordered else f"ascontiguousarray({name})")
+            if backend_numba.spans(v, self.shape)
             else name if v.shape == () else f"{name}[..., 0]"
             for v, name in zip(self.ins, names)
         ]  # fmt: skip

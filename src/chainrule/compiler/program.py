@@ -283,7 +283,13 @@ class Program:
 
     @staticmethod
     def _lines(equations: list[Equation], lines: list, bind, expr, bound: dict) -> None:
+        # Arrays known C-ordered, that a fused kernel reads as they are: a kernel's results
+        # (NumPy makes them C-ordered, or they are the memory plan's), and an op's 1-d result
+        # of its own (a new array; an op giving back an input, or a view, is an alias).
+        ordered: set[Var] = set()
         for eq in equations:
+            if eq.kind == "fused" or (eq.kind == "op" and not eq.alias):
+                ordered.update(v for v in eq.outs if eq.kind == "fused" or len(v.shape) == 1)
             args = [expr(a) for a in eq.ins]
             if eq.kind == "op":
                 out = eq.outs[0].name
@@ -317,7 +323,7 @@ class Program:
                 group = eq.fn
                 fn = bind(group.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
-                args = group.arguments(args) + [bind(w, "W") for w in group.scratch]
+                args = group.arguments(args, ordered) + [bind(w, "W") for w in group.scratch]
                 if eq.buffer is not None:  # the memory plan's arrays, None where it has none
                     planned = ""
                     for v, b in zip(eq.outs, eq.buffer):
