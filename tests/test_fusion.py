@@ -226,3 +226,125 @@ def test_identical_groups_share_one_kernel():
     first, second = [eq.fn for eq in program.equations if eq.kind == "fused"]
     assert first.source() == second.source() and first.kernel is second.kernel
     assert backend_numba.cache_dir() == Path(os.environ["CHAINRULE_CACHE"])
+
+
+@pytest.mark.parametrize("rows", [6, 64])
+def test_inputs_broadcast_along_the_last_axis_are_taken_one_element_per_row(rows):
+    compiled = cr.compile(lambda x, c, r: (x * c + r) * 3 - r)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        x = cr.tensor(rng.normal(size=(8, rows, 16)))
+        c = cr.tensor(rng.normal(size=(rows, 1)))  # 1 on the last axis: one element per row
+        r = cr.tensor(rng.normal(size=(16,)))
+        got = compiled(x, c, r)
+        assert np.array_equal(got.numpy(), ((x * c + r) * 3 - r).numpy())
+    assert _groups(compiled.program) == [["mul", "add", "mul", "sub"]]
+    kernel = compiled.program.equations[-1].fn
+    if rows == 64:  # 8,192 elements: the kernel loops over rows
+        assert kernel.rows and backend_numba.ROWS_FROM <= 8 * 64 * 16
+        assert kernel.arguments(["x", "c", "r"]) == [
+            "ascontiguousarray(x)", "c[..., 0]", "ascontiguousarray(r)"
+        ]  # fmt: skip
+    else:  # one element at a time, NumPy broadcasting the arrays as they are
+        assert not kernel.rows and kernel.arguments(["x", "c", "r"]) == ["x", "c", "r"]
+
+
+def test_fused_outputs_write_into_the_memory_plans_buffers_but_results_stay_their_own():
+    def f(x, w):
+        h = (x @ w).tanh() * 2 + 1  # read only by the product below: a planned buffer
+        return ((h @ w.T) * 3).exp() - 1  # the result: never a buffer
+
+    compiled = cr.compile(f)
+    rng = np.random.default_rng(4)
+    kept = []
+    for _ in range(4):
+        x, w = cr.tensor(rng.normal(size=(5, 3))), cr.tensor(rng.normal(size=(3, 3)))
+        kept.append((compiled(x, w), f(x, w).numpy()))
+    for got, want in kept:  # later calls wrote into their buffers, not into earlier results
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
+    fused = [eq for eq in compiled.program.equations if eq.kind == "fused"]
+    assert fused[0].buffer is not None and fused[1].buffer is None
+    assert f"out=(B{fused[0].buffer[0]}, )" in compiled.program.replay_source()
+
+
+def _rows_loss(F_, x, w, b, g):
+    """A layer norm after an add, softmax and log_softmax of it: their backward chains end
+    in sums over the last axis."""
+    y = F_.layer_norm(x * 2 + 1, (x.shape[-1],), w, b)
+    return (F_.softmax(y * g, -1) * y).sum() + (F_.log_softmax(y, -1) * g).sum()
+
+
+def test_layer_norm_and_the_sums_that_end_a_chain_fuse_into_row_kernels():
+    def step(x, w, b, g):
+        loss = _rows_loss(F, x, w, b, g)
+        loss.backward()
+        return loss.detach()
+
+    x, g = cr.ones(4, 3, 8, requires_grad=True), cr.ones(4, 3, 8)
+    program = _fused(step, x, cr.ones(8, requires_grad=True), cr.ones(8, requires_grad=True), g)
+    groups = _groups(program)
+    assert ["mul", "add", "layer_norm"] in [group[:3] for group in groups]
+    backward = [group for group in groups if "sum" in group]
+    assert backward and any(group.count("sum") >= 4 for group in backward)  # layer norm's
+    text = str(program)
+    assert "| t" in text and "layer_norm(" in text
+    fused = [eq for eq in program.equations if eq.kind == "fused" and "sum" in eq.fn.name]
+    assert "_block(w0, 0, 8)" in fused[0].fn.source()  # a scratch row, summed pairwise
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed"])
+def test_row_kernels_agree_with_eager_and_pytorch(dtype, layout, torch):
+    rng = np.random.default_rng(5)
+    # 16 x 20 rows of 40: eager sums these rows through a BLAS product (another order)
+    base = rng.normal(size=(20, 16, 80)).astype(dtype)
+    ws, bs = rng.normal(size=(2, 40)).astype(dtype)
+    gs = rng.normal(size=(16, 20, 40)).astype(dtype)
+
+    def view(array):
+        if layout == "strided":
+            return array.transpose(1, 0, 2)[..., ::2]
+        picked = np.ascontiguousarray(array[..., :40]).transpose(1, 0, 2)
+        return picked if layout == "transposed" else picked.copy()
+
+    def step(x, w, b, g):
+        loss = _rows_loss(F, x, w, b, g)
+        loss.backward()
+        return loss.detach()
+
+    eps = np.finfo(dtype).eps
+    compiled = cr.compile(step)
+    for i in range(3):
+        xs = view(base * (1 + i))
+        got_in = [cr.tensor(a, requires_grad=True) for a in (xs, ws, bs)]
+        want_in = [cr.tensor(a.copy(), requires_grad=True) for a in (xs, ws, bs)]
+        got = compiled(*got_in, cr.tensor(gs))
+        want = step(*want_in, cr.tensor(gs))
+        assert got.dtype == want.dtype == dtype
+        # sums in another order than eager's: within a few ulp of the sums of |terms|
+        np.testing.assert_allclose(got.item(), want.item(), rtol=64 * eps)
+        for a, b in zip(got_in, want_in):
+            scale = np.abs(b.grad.numpy()).max()
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=0,
+                                       atol=256 * eps * scale)  # fmt: skip
+    assert compiled.stats["replayed"] == 1
+    assert any("layer_norm" in group for group in _groups(compiled.program))
+    t_in = [torch.tensor(a.copy(), requires_grad=True) for a in (xs, ws, bs)]
+    loss = _rows_loss(torch.nn.functional, *t_in, torch.tensor(gs))
+    loss.backward()
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(got.item(), loss.item(), rtol=tol)
+    for a, t in zip(got_in, t_in):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 29, 130, 300, 1000])
+def test_a_fused_row_sum_is_numpys_pairwise_sum_bit_for_bit(n):
+    compiled = cr.compile(lambda x: (x * 1.5).sum(-1, keepdim=True) * 3 + x)
+    rng = np.random.default_rng(n)
+    for _ in range(3):  # 3 rows: eager sums them with NumPy's own pairwise loop
+        x = cr.tensor(rng.normal(size=(3, n)).astype(np.float32) * 100)
+        got = compiled(x)
+        assert np.array_equal(got.numpy(), ((x * 1.5).sum(-1, keepdim=True) * 3 + x).numpy())
+    if n > 1:
+        assert _groups(compiled.program) == [["mul", "sum", "mul", "add"]]

@@ -1,12 +1,16 @@
-"""Fusion: the pass `fuse` groups chains of elementwise equations of a `Program` into one
-"fused" equation each, computed by one loop (a kernel of `chainrule.compiler.backend_numba`)
-that never materializes the chain's inner temporaries.
+"""Fusion: the pass `fuse` groups chains of elementwise equations of a `Program`, with the
+reductions over the last axis that end them (a sum kept as a dim, layer norm) and the
+elementwise ops that read those row results back, into one "fused" equation each, computed by
+one loop over rows (a kernel of `chainrule.compiler.backend_numba`) that never materializes
+the chain's inner temporaries.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
 
 from . import backend_numba
 from .passes import PASSES, _replaced, _roots, mutated, plan_memory
@@ -15,15 +19,34 @@ from .program import RESULT_BACKWARD, Equation, Program, Var
 
 class FusedGroup:
     """The ``fn`` of a "fused" equation: its ``members`` (the op equations it replaces, in
-    order), reading ``ins`` and giving ``outs`` (the members' results read elsewhere), all
-    of ``shape``. ``kernel`` computes ``outs`` from ``ins``, built at first use."""
+    order), reading ``ins`` and giving ``outs`` (the members' results read elsewhere).
+    ``shape`` is the widest of the members' shapes: each member's result has it, or it
+    with a last axis of 1 (a row's value: a sum over the last axis, or what is computed from
+    such values). ``kernel`` computes ``outs`` from ``ins``, built at first use."""
 
-    __slots__ = ("members", "ins", "outs", "shape", "_kernel")
+    __slots__ = ("members", "ins", "outs", "shape", "rows", "_kernel", "_scratch")
 
     def __init__(self, members: list[Equation], ins: list[Var], outs: list[Var]) -> None:
         self.members, self.ins, self.outs = members, ins, outs
-        self.shape = outs[0].shape
+        self.shape = _widest([_shape(m) for m in members])
+        self.rows = backend_numba.row_core(members, self.shape)  # loops over rows
         self._kernel = None
+        self._scratch: list | None = None
+
+    def is_row(self, var: Var) -> bool:
+        """Whether ``var`` (an output) holds one value per row: the kernel gives it without
+        its last axis of 1."""
+        return self.rows and var.shape[-1] != self.shape[-1]
+
+    @property
+    def scratch(self) -> list:
+        """The kernel's scratch rows (one per dtype it sums), its last arguments: a row's
+        values are written there before they are summed."""
+        if self._scratch is None:
+            self._scratch = [
+                np.empty(self.shape[-1], dtype) for dtype in backend_numba.summed(self.members)
+            ]
+        return self._scratch
 
     @property
     def name(self) -> str:
@@ -32,7 +55,22 @@ class FusedGroup:
 
     def source(self) -> str:
         """The kernel's module source (see `backend_numba.kernel_source`)."""
-        return backend_numba.kernel_source(self.members, self.ins, self.outs)
+        return backend_numba.kernel_source(self.members, self.ins, self.outs, self.shape)
+
+    def arguments(self, names: list[str], ordered: set = frozenset()) -> list[str]:
+        """The kernel's arguments in the replay, given the names of ``ins``. Where the kernel
+        loops over rows: an input that spans the last axis (see `backend_numba.spans`)
+        C-ordered (itself when it is, a copy when not: the kernel reads rows as contiguous)
+        unless it is among ``ordered`` (known to be), one taken one element per row without
+        its last axis of 1. Else the arrays themselves."""
+        if not self.rows:
+            return list(names)
+        return [
+            (name if v in ordered else f"ascontiguousarray({name})")
+            if backend_numba.spans(v, self.shape)
+            else name if v.shape == () else f"{name}[..., 0]"
+            for v, name in zip(self.ins, names)
+        ]  # fmt: skip
 
     @property
     def kernel(self) -> Any:
@@ -61,11 +99,6 @@ SLOWER_NS = {
 
 #: What fusing an equation saves: one NumPy call's fixed cost, in nanoseconds.
 CALL_NS = 1000
-
-#: How much longer a kernel of several outputs (a generalized ufunc, which writes each
-#: element through a view) takes per element than one of one output (measured on W9's layer
-#: norm, 32,768 float32 elements: 37 µs against NumPy's 15 µs for two multiplies).
-MULTI_NS = 1
 
 
 def slower_ns(eq: Equation) -> float:
@@ -96,6 +129,44 @@ def fusable(eq: Equation) -> bool:
     )
 
 
+def reduces_rows(eq: Equation) -> bool:
+    """Whether ``eq`` is a reduction over the last axis that a kernel computes row by row: a
+    float sum over the last dim with ``keepdim=True``, or layer norm over the last dim (its
+    weight and bias, if any, of that dim's size)."""
+    if eq.kind != "op" or len(eq.outs) != 1 or eq.alias or eq.promote or eq.scalar or not eq.ins:
+        return False
+    x, out = eq.ins[0], eq.outs[0]
+    if not isinstance(x, Var) or len(x.shape) == 0 or x.shape[-1] < 2:
+        return False
+    if x.dtype.name not in ("float32", "float64") or out.dtype != x.dtype:
+        return False
+    last = (len(x.shape) - 1,), (-1,)
+    if eq.name == "sum" and len(eq.ins) == 1:
+        return tuple(eq.params["dim"] or ()) in last and eq.params["keepdim"] is True
+    if eq.name == "layer_norm" and len(eq.ins) == 3:
+        affine = all(
+            w is None or (isinstance(w, Var) and w.shape == x.shape[-1:] and w.dtype == x.dtype)
+            for w in eq.ins[1:]
+        )
+        return affine and tuple(eq.params["dims"]) in last and type(eq.params["eps"]) is float
+    return False
+
+
+def _shape(eq: Equation) -> tuple:
+    """The shape ``eq`` works in: its input's for a reduction over rows, else its result's."""
+    return eq.ins[0].shape if reduces_rows(eq) else eq.outs[0].shape
+
+
+def _fits(a: tuple, b: tuple) -> bool:
+    """Whether equations of shapes ``a`` and ``b`` may share a kernel: equal, or equal but for
+    a last axis of 1 in one (a row's value, read by the other's elements)."""
+    return a == b or (len(a) == len(b) > 0 and a[:-1] == b[:-1] and 1 in (a[-1], b[-1]))
+
+
+def _widest(shapes: list[tuple]) -> tuple:
+    return max(shapes, key=lambda shape: shape[-1] if shape else 1)
+
+
 class _Group:
     """A group being gathered: its members (positions), what it reads, and whether it may
     still grow (``open``)."""
@@ -111,8 +182,9 @@ class _Group:
 
 def fuse(program: Program) -> Program:
     """``program`` with each maximal group of two or more connected elementwise equations
-    (producer to consumer, one output shape) replaced by one "fused" equation, at the place
-    of the group's last member.
+    (producer to consumer, one output shape), with the reductions over the last axis among
+    them (`reduces_rows`) and what reads their results (of that shape with a last axis of 1),
+    replaced by one "fused" equation, at the place of the group's last member.
 
     Equations never move past effects: a group ends at a "call", "grad" or "read" equation
     and at the boundary of the results' backward; it reads nothing that an in-place write
@@ -141,9 +213,11 @@ def fuse(program: Program) -> Program:
         reads = eq.inputs()
         producers = list({id(owner[v]): owner[v] for v in reads if v in owner}.values())
         joined = None
-        if fusable(eq) and eq.outs[0] not in changing:
-            shape = eq.outs[0].shape
-            joining = [g for g in producers if g.open and g.shape == shape and g.later == later]
+        if (fusable(eq) or reduces_rows(eq)) and eq.outs[0] not in changing:
+            shape = _shape(eq)
+            joining = [
+                g for g in producers if g.open and _fits(g.shape, shape) and g.later == later
+            ]
             read_roots = {roots[v] for v in reads}
             written = set().union(*(g.written for g in joining))
             reading = read_roots.union(*(g.reads for g in joining))
@@ -153,6 +227,7 @@ def fuse(program: Program) -> Program:
             if not joining:
                 groups.append(joined)
                 open_groups.append(joined)
+            joined.shape = _widest([shape, *(g.shape for g in joining)])
             for g in joining[1:]:  # merge the others into the first
                 joined.members += g.members
                 joined.reads |= g.reads
@@ -168,7 +243,7 @@ def fuse(program: Program) -> Program:
             if g is not joined:
                 g.open = False  # its result is read here: the group must be done by now
         open_groups = [g for g in open_groups if g.open]
-    return _rewrite(program, [g for g in groups if len(g.members) > 1])
+    return _rewrite(program, groups)
 
 
 #: The most arrays a kernel reads and writes (NumPy's ufuncs take at most 64 operands).
@@ -201,30 +276,13 @@ def _rewrite(program: Program, groups: list[_Group]) -> Program:
             half = len(positions) // 2
             pending += [positions[:half], positions[half:]]
             continue
-        if (
-            len(outs) > 1
-            and len(positions) > 1
-            and MULTI_NS * math.prod(outs[0].shape) > CALL_NS * (len(positions) - 1)
-        ):
-            # A kernel of several outputs (a generalized ufunc) runs at about half the speed
-            # of NumPy's own loops (`MULTI_NS`): where that costs more than the calls it
-            # saves, cut the group after each member whose result is read elsewhere.
-            made_out = set(outs)
-            cuts, start = [], 0
-            for j, position in enumerate(positions[:-1]):
-                if equations[position].outs[0] in made_out:
-                    cuts.append(positions[start : j + 1])
-                    start = j + 1
-            pending += [*cuts, positions[start:]]
-            continue
-        if len(positions) > 1:
+        # One op is a kernel of its own only where it reduces rows (layer norm: one pass
+        # where NumPy makes several).
+        if len(positions) > 1 or any(m.name == "layer_norm" for m in members):
             group = FusedGroup(members, ins, outs)
-            fused[positions[-1]] = eq = Equation(
+            fused[positions[-1]] = Equation(
                 "fused", group, group.name, tuple(ins), {}, tuple(outs), members[-1].phase
             )
-            # NumPy lays the kernel's result out as the last member's (its operands'): the
-            # memory plan may give it a buffer where that was C-ordered.
-            eq.c_order = len(outs) == 1 and outs[0] is members[-1].outs[0] and members[-1].c_order
             dropped |= inside
     kept = [fused.get(i, eq) for i, eq in enumerate(equations) if i in fused or i not in dropped]
     return _replaced(program, kept, {})
@@ -240,12 +298,6 @@ def passes(enabled: bool = True) -> tuple:
 
 
 __all__ = [
-    "CALL_NS",
-    "MULTI_NS",
-    "SLOWER_NS",
-    "FusedGroup",
-    "fusable",
-    "fuse",
-    "passes",
+    "CALL_NS", "SLOWER_NS", "FusedGroup", "fusable", "fuse", "passes", "reduces_rows",
     "slower_ns",
-]
+]  # fmt: skip

@@ -231,28 +231,44 @@ def plan_memory(program: Program) -> Program:
             if group in holder:
                 free.setdefault((group.shape, group.dtype), []).append(holder.pop(group))
 
+    def assign(out: Var) -> int | None:
+        """A buffer for ``out``, if nothing outside the replay can hold it."""
+        nonlocal count
+        group = roots.get(out, out)
+        if group in escaping or group.kind != "temp":
+            return None
+        pool = free.get((out.shape, out.dtype))
+        if pool:
+            holder[group] = pool.pop()
+        else:
+            holder[group], count = count, count + 1
+        return holder[group]
+
     for i, eq in enumerate(program.equations):
         # What an elementwise equation reads for the last time it may also write (an input of
-        # its own shape); a product (matmul) must not write over its own operands.
-        in_place = eq.kind == "fused" or (
-            eq.kind == "op" and eq.fn.kind in ("elementwise", "comparison")
-        )
+        # its own shape); a product (matmul) must not write over its own operands, nor a fused
+        # kernel (NumPy copies the inputs of a generalized ufunc that overlap its outputs).
+        in_place = eq.kind == "op" and eq.fn.kind in ("elementwise", "comparison")
         if in_place:
             release(i)
-        out = eq.outs[0] if eq.outs else None
-        group = roots.get(out, out)
-        if _plannable(eq) and group not in escaping and group.kind == "temp":
-            pool = free.get((out.shape, out.dtype))
-            if pool:
-                eq.buffer = pool.pop()
-            else:
-                eq.buffer, count = count, count + 1
-            holder[group] = eq.buffer
-            if last.get(group) is None:  # never read: its buffer is free again at once
-                free.setdefault((out.shape, out.dtype), []).append(holder.pop(group))
+        if eq.kind == "fused":
+            planned = [assign(v) if _plannable_output(eq, v) else None for v in eq.outs]
+            eq.buffer = tuple(planned) if any(b is not None for b in planned) else None
+        elif _plannable(eq):
+            eq.buffer = assign(eq.outs[0])
+        for out in eq.outs:  # never read: its buffer is free again at once
+            if last.get(out) is None and out in holder:
+                free.setdefault((out.shape, out.dtype), []).append(holder.pop(out))
         if not in_place:
             release(i)
     return program
+
+
+def _plannable_output(eq: Equation, out: Var) -> bool:
+    """Whether a fused equation's output ``out`` may go to a buffer: its member's result was
+    C-ordered when recorded (see `_plannable`)."""
+    member = next(m for m in eq.fn.members if m.outs[0] is out)
+    return member.c_order and len(out.shape) > 0
 
 
 def own_gradients(program: Program) -> Program:
@@ -301,8 +317,6 @@ def deliver_directly(program: Program) -> Program:
 
 def _plannable(eq: Equation) -> bool:
     out = eq.outs[0] if eq.outs else None
-    if eq.kind == "fused":  # one kernel, a ufunc: it takes out= too
-        return len(eq.outs) == 1 and eq.c_order and len(out.shape) > 0
     return (
         eq.kind == "op"
         and eq.fn.writes_out

@@ -79,7 +79,8 @@ class Equation:
     For an "op": ``promote`` replays `apply_op`'s float promotion, ``scalar`` wraps a NumPy
     scalar result as a 0-d array, ``alias`` says the output shares memory with an input (a
     view: passes must not reuse or reorder around it), ``buffer`` numbers the array the
-    memory plan lets its ufunc write into (``out=``)."""
+    memory plan lets its ufunc write into (``out=``); for a "fused" one, a tuple of them, one per
+    output (None where it has none)."""
 
     __slots__ = ("kind", "fn", "name", "ins", "params", "outs", "phase", "promote", "scalar",
                  "alias", "buffer", "c_order")  # fmt: skip
@@ -238,6 +239,7 @@ class Program:
     def _generate(self) -> tuple[str, dict]:
         bound: dict[str, Any] = {
             "Tensor": Tensor, "array": np.array, "asarray": np.asarray, "copyto": np.copyto,
+            "ascontiguousarray": np.ascontiguousarray,
             "promote": promote,
             "accumulate_grad": accumulate_grad,
         }  # fmt: skip
@@ -290,7 +292,13 @@ class Program:
 
     @staticmethod
     def _lines(equations: list[Equation], lines: list, bind, expr, bound: dict) -> None:
+        # Arrays known C-ordered, that a fused kernel reads as they are: a kernel's results
+        # (NumPy makes them C-ordered, or they are the memory plan's), and an op's 1-d result
+        # of its own (a new array; an op giving back an input, or a view, is an alias).
+        ordered: set[Var] = set()
         for eq in equations:
+            if eq.kind == "fused" or (eq.kind == "op" and not eq.alias):
+                ordered.update(v for v in eq.outs if eq.kind == "fused" or len(v.shape) == 1)
             args = [expr(a) for a in eq.ins]
             if eq.kind == "op":
                 out = eq.outs[0].name
@@ -319,12 +327,23 @@ class Program:
                 call = f"{fn}({', '.join(args)})"
                 lines.append(f"    {outs}= {call}" if eq.outs else f"    {call}")
             elif eq.kind == "fused":
-                fn = bind(eq.fn.kernel, f"fused_{eq.outs[0].name}", exact=True)
+                group = eq.fn
+                fn = bind(group.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
-                if eq.buffer is not None:  # the memory plan's array (one output)
-                    args.append(_buffer(eq, bound))
+                args = group.arguments(args, ordered) + [bind(w, "W") for w in group.scratch]
+                if eq.buffer is not None:  # the memory plan's arrays, None where it has none
+                    planned = ""
+                    for v, b in zip(eq.outs, eq.buffer):
+                        if b is not None and f"B{b}" not in bound:
+                            bound[f"B{b}"] = np.empty(v.shape, v.dtype)
+                        row = "[..., 0]" if group.is_row(v) else ""  # given without that axis
+                        planned += "None, " if b is None else f"B{b}{row}, "
+                    args.append(f"out=({planned})")
                 lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
                              f"{fn}({', '.join(args)})")  # fmt: skip
+                for v in eq.outs:
+                    if group.is_row(v):
+                        lines.append(f"    {v.name} = {v.name}[..., None]")
             elif eq.kind == "write":
                 lines.append(f"    copyto({args[0]}, {args[1]}, casting='same_kind')")
             elif eq.kind == "read":
