@@ -1,14 +1,16 @@
 """Numba kernels for fused groups (`chainrule.compiler.fusion`): a group's equations become one
-generalized ufunc (``numba.guvectorize``) whose core is the last axis: a loop over a row, one
-element of each input at a time, while NumPy loops over the other axes, so that broadcasting,
+generalized ufunc (``numba.guvectorize``). Where it reduces rows or its arrays are large
+(`row_core`), its core is the last axis: a few loops over a row, one element of each input at a
+time, while NumPy loops over the other axes; else its core is one element. Broadcasting,
 strides and ``out=`` are NumPy's own. An input that does not span the last axis (0-d, or 1
 there) is taken as one element per row. Numba is imported when the first kernel is built.
 
 Each kernel's source is written to a file named by its hash under `cache_dir` and imported from
 there with ``cache=True``, so Numba keeps the machine code beside it, the gufunc's loop wrapper
 included (a ``vectorize`` ufunc's wrapper is not cached: it would be compiled again in every
-process): a second process loads a kernel in about 10 ms instead of compiling it. Identical
-groups (same source: same ops, literals, dtypes and core layout) share one kernel in a process.
+process): a second process loads a kernel in a few milliseconds instead of compiling it.
+Identical groups (same source: same ops, literals, dtypes and core layout) share one kernel in
+a process.
 """
 
 from __future__ import annotations
