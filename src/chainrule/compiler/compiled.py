@@ -39,7 +39,7 @@ from ..graph import Node, edge_of, state
 from ..numpy_warnings import restore, silence
 from .fusion import passes
 from .passes import optimize
-from .pieces import Pieces
+from .pieces import Pieces, Unrunnable
 from .program import Program, Var
 from .tracer import Tracer, _Slot, stand_in
 
@@ -392,26 +392,21 @@ def _spent_node(result: Tensor) -> str | None:
     return None
 
 
-class SpentBackward(Node):
+class SpentBackward(Unrunnable):
     """The graph node of a replayed result whose graph the call's own backward already used:
     a second backward raises as it does after an eager call."""
 
-    __slots__ = ("op",)
+    __slots__ = ()
 
-    def __init__(self, op: str, meta: tuple) -> None:
-        super().__init__((), (meta,), ())
-        self.op = op
+    message = (
+        "trying to backward through the graph a second time, but its saved arrays were freed "
+        "(the compiled call's own backward used them); pass retain_graph=True to that "
+        "backward() to differentiate the result again"
+    )
 
     @property
     def name(self) -> str:
         return f"{self.op} (compiled)"
-
-    def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
-        raise GraphError(
-            f"{self.op}: trying to backward through the graph a second time, but its saved "
-            "arrays were freed (the compiled call's own backward used them); pass "
-            "retain_graph=True to that backward() to differentiate the result again"
-        )
 
 
 def _spec_vars(spec: Any, found: list[Var]) -> None:

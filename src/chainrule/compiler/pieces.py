@@ -38,16 +38,20 @@ from .tracer import Event, _Slot
 _new = object.__new__
 
 
-class Pending(Node):
-    """The ``grad_fn`` of a tensor a replay in pieces computed: its gradient history stayed
-    inside the compiled program, which runs the backward passes the call itself makes."""
+class Unrunnable(Node):
+    """The ``grad_fn`` of a tensor a compiled call gave back whose gradient history the
+    record does not hold: backward through it raises `GraphError` with ``message`` (the
+    op's name shown as eager's node shows it: ``<SumBackward>``)."""
 
     __slots__ = ("op", "label")
+
+    #: Why the backward cannot run, after the op's name.
+    message = ""
 
     def __init__(self, op, meta: tuple) -> None:
         super().__init__((), (meta,), ())
         self.op = getattr(op, "name", op)
-        self.label = getattr(op, "backward_name", op)  # as eager's node shows: SumBackward
+        self.label = getattr(op, "backward_name", op)
 
     @property
     def name(self) -> str:
@@ -57,12 +61,21 @@ class Pending(Node):
         return f"<{self.label}>"
 
     def propagate(self, grads: list, create_graph: bool, release: bool) -> list:
-        raise GraphError(
-            f"{self.op}: this tensor was computed by a compiled call replayed in pieces (around "
-            "a graph break), whose gradient history stays inside the compiled program; "
-            "backward through it is possible only inside the call, as it was recorded. Call "
-            "the function uncompiled (or compile the code without the .item()/print)"
-        )
+        raise GraphError(f"{self.op}: {self.message}")
+
+
+class Pending(Unrunnable):
+    """The ``grad_fn`` of a tensor a replay in pieces computed: its gradient history stayed
+    inside the compiled program, which runs the backward passes the call itself makes."""
+
+    __slots__ = ()
+
+    message = (
+        "this tensor was computed by a compiled call replayed in pieces (around a graph "
+        "break), whose gradient history stays inside the compiled program; backward through "
+        "it is possible only inside the call, as it was recorded. Call the function "
+        "uncompiled (or compile the code without the .item()/print)"
+    )
 
 
 class Diverged(Exception):
@@ -753,4 +766,4 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
-__all__ = ["Pending", "Pieces"]
+__all__ = ["Pending", "Pieces", "Unrunnable"]
