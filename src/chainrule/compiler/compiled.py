@@ -40,7 +40,7 @@ from ..numpy_warnings import restore, silence
 from .fusion import passes
 from .passes import optimize
 from .pieces import Pieces, Unrunnable
-from .program import Program, Var
+from .program import Program, Var, map_structure
 from .tracer import Tracer, _Slot, stand_in
 
 #: Signatures a compiled function keeps records for before running new ones eagerly
@@ -308,14 +308,7 @@ def _signature(value: Any, tensors: list[Tensor]) -> Any:
 
 def _replaced(value: Any, stands: dict) -> Any:
     """``value`` (a call's arguments) with each tensor of ``stands`` (by id) replaced."""
-    if isinstance(value, Tensor):
-        return stands.get(id(value), value)
-    if type(value) in (tuple, list):
-        mapped = [_replaced(v, stands) for v in value]
-        return tuple(mapped) if type(value) is tuple else mapped
-    if type(value) is dict:
-        return {k: _replaced(v, stands) for k, v in value.items()}
-    return value
+    return map_structure(value, lambda item: stands.get(id(item), item))
 
 
 def _output_spec(result: Any, tracer: Tracer) -> Any:

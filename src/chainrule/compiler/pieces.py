@@ -32,7 +32,7 @@ from ..graph import Node, user_line
 from ..numpy_warnings import restore, silence
 from ..observe import PLAIN, Observer
 from ..signatures import TRANSLATED, translate
-from .program import Var
+from .program import Var, map_structure
 from .tracer import Event, _Slot
 
 _new = object.__new__
@@ -732,23 +732,20 @@ class _Ref:
 
 
 def _resolve(value: Any, env: dict) -> Any:
-    if type(value) is _Ref:
-        made = env.get(id(value.var))
+    """``value`` from the journal with each `_Ref` the tensor it names now."""
+    return map_structure(value, lambda item: _ref_now(item, env) if type(item) is _Ref else item)
+
+
+def _ref_now(ref: _Ref, env: dict) -> Any:
+    made = env.get(id(ref.var))
+    if made is None:
+        made = ref.ref()
         if made is None:
-            made = value.ref()
-            if made is None:
-                raise GraphError(
-                    "compile: a call that went another way than its record needs a tensor "
-                    "the compiled program made and nobody holds any more; run this function "
-                    "uncompiled"
-                )
-        return made
-    if type(value) in (tuple, list):
-        mapped = [_resolve(v, env) for v in value]
-        return tuple(mapped) if type(value) is tuple else mapped
-    if type(value) is dict:
-        return {k: _resolve(v, env) for k, v in value.items()}
-    return value
+            raise GraphError(
+                "compile: a call that went another way than its record needs a tensor the "
+                "compiled program made and nobody holds any more; run this function uncompiled"
+            )
+    return made
 
 
 def _transplant(result: Tensor, into: Tensor) -> None:

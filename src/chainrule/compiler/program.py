@@ -135,6 +135,17 @@ def _buffer(eq: Equation, bound: dict) -> str:
     return f"out={name}"
 
 
+def map_structure(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """``value`` with ``fn`` applied to each item that is not a tuple, list or dict (those are
+    rebuilt around the results), as the arguments of a call are walked."""
+    if type(value) in (tuple, list):
+        mapped = [map_structure(v, fn) for v in value]
+        return tuple(mapped) if type(value) is tuple else mapped
+    if type(value) is dict:
+        return {k: map_structure(v, fn) for k, v in value.items()}
+    return fn(value)
+
+
 def _collect(values: tuple, found: list) -> None:
     for value in values:
         if isinstance(value, Var):
@@ -374,4 +385,5 @@ class Program:
 
 __all__ = [
     "EQUATION_KINDS", "Equation", "Program", "RESULT_BACKWARD", "VAR_KINDS", "Var", "is_seed",
+    "map_structure",
 ]  # fmt: skip
