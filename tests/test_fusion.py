@@ -348,3 +348,22 @@ def test_a_fused_row_sum_is_numpys_pairwise_sum_bit_for_bit(n):
         assert np.array_equal(got.numpy(), ((x * 1.5).sum(-1, keepdim=True) * 3 + x).numpy())
     if n > 1:
         assert _groups(compiled.program) == [["mul", "sum", "mul", "add"]]
+
+
+def test_a_rows_value_read_outside_its_kernel_comes_back_with_its_last_axis_of_1():
+    def f(x, w):
+        s = (x * 2).sum(-1, keepdim=True)  # read by the product below and returned
+        t = (x * 3).sum(-1, keepdim=True) + 1  # read only by the product: a planned buffer
+        return (x - s) * 2, s, (s @ w) + (t @ w)
+
+    compiled = cr.compile(f)
+    rng = np.random.default_rng(6)
+    for _ in range(3):  # 5 rows of 40: eager sums them in NumPy's order, as the kernel does
+        x, w = cr.tensor(rng.normal(size=(5, 40))), cr.tensor(rng.normal(size=(1, 3)))
+        for got, want in zip(compiled(x, w), f(x, w)):
+            assert got.shape == want.shape and np.array_equal(got.numpy(), want.numpy())
+    fused = [eq for eq in compiled.program.equations if eq.kind == "fused"]
+    rows = [v for eq in fused for v in eq.outs if eq.fn.is_row(v)]
+    assert len(rows) == 2 and any(eq.buffer for eq in fused)
+    source = compiled.program.replay_source()
+    assert "[..., None]" in source and "[..., 0], )" in source  # a row buffer, without its 1

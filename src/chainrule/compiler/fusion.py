@@ -110,14 +110,20 @@ def reduces_rows(eq: Equation) -> bool:
         return False
     last = (len(x.shape) - 1,), (-1,)
     if eq.name == "sum" and len(eq.ins) == 1:
-        return tuple(eq.params["dim"] or ()) in last and eq.params["keepdim"] is True
+        return _dims(eq.params.get("dim")) in last and eq.params.get("keepdim") is True
     if eq.name == "layer_norm" and len(eq.ins) == 3:
         affine = all(
             w is None or (isinstance(w, Var) and w.shape == x.shape[-1:] and w.dtype == x.dtype)
             for w in eq.ins[1:]
         )
-        return affine and tuple(eq.params["dims"]) in last and type(eq.params["eps"]) is float
+        dims, eps = _dims(eq.params.get("dims")), eq.params.get("eps")
+        return affine and dims in last and type(eps) is float
     return False
+
+
+def _dims(dim) -> tuple:
+    """A ``dim`` parameter as a tuple (an int, a tuple or list of them, or None)."""
+    return (dim,) if type(dim) is int else tuple(dim or ())
 
 
 def _shape(eq: Equation) -> tuple:
