@@ -385,3 +385,18 @@ def test_a_float32_exp_in_a_kernel_is_within_2_ulp_of_numpys_at_every_value():
         apart = np.abs(got[finite].view(np.int32).astype(np.int64) - want[finite].view(np.int32))
         assert apart.max() <= 2
     assert "_exp32" in compiled.program.equations[-1].fn.source()  # the vectorized exp
+
+
+def test_a_float32_erf_in_a_kernel_is_eager_modes_within_1_ulp():
+    compiled = cr.compile(lambda x: x.erf() * 2)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 3.9, 4.0, 4.1, -10.0, 1e-30]
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        xs = np.concatenate([rng.uniform(-5, 5, 5000), special]).astype(np.float32)
+        got = compiled(cr.tensor(xs)).numpy()
+        want = (cr.tensor(xs).erf() * 2).numpy()
+        assert got.dtype == np.float32 and np.array_equal(np.isnan(got), np.isnan(want))
+        finite = np.isfinite(want)
+        apart = np.abs(got[finite].view(np.int32).astype(np.int64) - want[finite].view(np.int32))
+        assert apart.max() <= 1 and np.array_equal(np.signbit(got), np.signbit(want))
+    assert "_erf32" in compiled.program.equations[-1].fn.source()

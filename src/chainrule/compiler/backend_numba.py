@@ -219,6 +219,29 @@ def _exp32(x):
 """
 
 
+def erf32_source() -> str:
+    """Source of a float32 erf a kernel's loop vectorizes: eager mode's own for float32
+    (`chainrule.special.erf`: one rational function of x**2 fitted on |x| <= 4, in float64,
+    rounded once), by Horner's rule where eager takes a matrix product (within an ulp or two
+    in float64, far below float32's rounding)."""
+    from .. import special
+
+    def horner(coefficients: list) -> str:
+        text = repr(float(coefficients[-1]))
+        for c in reversed(coefficients[:-1]):
+            text = f"{float(c)!r} + t * ({text})"
+        return text
+
+    return f"""
+@numba.njit(inline="always")
+def _erf32(x):
+    y = min(max(np.float64(x), -4.0), 4.0)  # erf rounds to +-1 in float32 beyond
+    t = y * y
+    num = {horner(special._SINGLE_P)}
+    return np.float32(num / ({horner(special._SINGLE_Q)}) * y) if x == x else x
+"""
+
+
 def _element(eq: Equation, names: dict, helpers: dict) -> str:
     """Source for one element of an elementwise equation's result, its Vars read by name."""
     out = eq.outs[0]
@@ -236,6 +259,9 @@ def _element(eq: Equation, names: dict, helpers: dict) -> str:
             helpers["<exp32>"] = "_exp32"  # see EXP32 (not a row name)
             return f"_exp32({args[0]})"
         return f"np.{eq.fn.forward.__name__}({', '.join(args)})"
+    if eq.fn.name == "erf" and out.dtype == np.float32 and isinstance(eq.ins[0], Var):
+        helpers["<erf32>"] = "_erf32"  # see `erf32_source` (not a row name)
+        return f"_erf32({names[eq.ins[0]]})"
     helper = helpers.setdefault(eq.fn.name, f"_s{len(helpers)}")
     # a Python float argument is taken in the result's dtype, as NumPy takes it
     floating = out.dtype if out.dtype.kind == "f" else None
@@ -364,7 +390,9 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
     lines = ["import math", "", "import numba", "import numpy as np", ""]
     if "<exp32>" in helpers:
         lines += [EXP32.strip(), "", ""]
-    rows_helpers = {row: helper for row, helper in helpers.items() if row != "<exp32>"}
+    if "<erf32>" in helpers:
+        lines += [erf32_source().strip(), "", ""]
+    rows_helpers = {row: helper for row, helper in helpers.items() if not row.startswith("<")}
     if rows_helpers:
         lines += ["from chainrule.ops import REGISTRY", ""]
         for row, helper in rows_helpers.items():
@@ -430,5 +458,6 @@ def kernel(source: str) -> Any:
     return found
 
 
-__all__ = ["COUNTS", "EXP32", "NUMBA_TYPES", "available", "block_sum", "cache_dir", "kernel",
-           "kernel_source", "ROWS_FROM", "row_core", "spans", "summed", "supports"]  # fmt: skip
+__all__ = ["COUNTS", "EXP32", "NUMBA_TYPES", "ROWS_FROM", "available", "block_sum", "cache_dir",
+           "erf32_source", "kernel", "kernel_source", "row_core", "spans", "summed",
+           "supports"]  # fmt: skip
