@@ -338,7 +338,7 @@ def test_row_kernels_agree_with_eager_and_pytorch(dtype, layout, torch):
         np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("n", [1, 7, 8, 29, 130, 300, 1000])
+@pytest.mark.parametrize("n", [1, 7, 8, 29, 130, 300])  # 130, 300: halves, then blocks
 def test_a_fused_row_sum_is_numpys_pairwise_sum_bit_for_bit(n):
     compiled = cr.compile(lambda x: (x * 1.5).sum(-1, keepdim=True) * 3 + x)
     rng = np.random.default_rng(n)
