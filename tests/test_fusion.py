@@ -284,6 +284,7 @@ def test_layer_norm_and_the_sums_that_end_a_chain_fuse_into_row_kernels():
     program = _fused(step, x, cr.ones(8, requires_grad=True), cr.ones(8, requires_grad=True), g)
     groups = _groups(program)
     assert ["mul", "add", "layer_norm"] in [group[:3] for group in groups]
+    assert any("softmax" in group for group in groups)  # softmax's forward, a row op too
     backward = [group for group in groups if "sum" in group]
     assert backward and any(group.count("sum") >= 4 for group in backward)  # layer norm's
     text = str(program)

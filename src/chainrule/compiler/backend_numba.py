@@ -124,11 +124,16 @@ def _np_name(dtype: np.dtype) -> str:
 ROWS_FROM = 4096
 
 
+#: The reductions over the last axis a kernel computes row by row (see
+#: `chainrule.compiler.fusion.reduces_rows`).
+ROW_OPS = ("sum", "layer_norm", "softmax")
+
+
 def row_core(members: list[Equation], shape: tuple) -> bool:
     """Whether a kernel of ``members`` (widest shape ``shape``) loops over rows: where it
     reduces rows, reads a row's value, or is large (`ROWS_FROM`); else its core is one
     element (scalar core dims: inputs broadcast as NumPy's, strides any)."""
-    if any(m.name in ("sum", "layer_norm") or m.outs[0].shape != shape for m in members):
+    if any(m.name in ROW_OPS or m.outs[0].shape != shape for m in members):
         return True
     return len(shape) > 0 and shape[-1] >= 8 and math.prod(shape) >= ROWS_FROM
 
@@ -142,7 +147,7 @@ def spans(var: Var, shape: tuple) -> bool:
 
 def summed(members: list[Equation]) -> list[np.dtype]:
     """The dtypes of the rows ``members`` sum (a kernel's scratch rows), in a fixed order."""
-    found = {m.ins[0].dtype for m in members if m.name in ("sum", "layer_norm")}
+    found = {m.ins[0].dtype for m in members if m.name in ROW_OPS}
     return sorted(found, key=lambda dtype: dtype.name)
 
 
@@ -351,6 +356,28 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
     scratch = {dtype: f"w{k}" for k, dtype in enumerate(summed(members))}
     for j, eq in enumerate(members):
         out = eq.outs[0]
+        if eq.name == "softmax":
+            # as eager's: e = exp(x - max), e / sum(e); the row's maximum keeps a nan
+            x, w = eq.ins[0], scratch[eq.ins[0].dtype]
+            dtype, n = _np_name(x.dtype), shape[-1]
+            rows.lines.append(f"m{j} = np.{dtype}(-np.inf)")
+            rows.loop([x], [f"m{j} = {rows.names[x]} if ({rows.names[x]} > m{j} or "
+                            f"{rows.names[x]} != {rows.names[x]}) else m{j}"])  # fmt: skip
+            exp = "_exp32" if x.dtype == np.float32 else "np.exp"
+            if exp == "_exp32":
+                helpers["<exp32>"] = "_exp32"
+            shifted = f"{exp}(np.{dtype}({rows.names[x]} - m{j}))"
+            if out in outs:  # e goes to the output, divided there by the last loop
+                k = outs.index(out)
+                rows.loop([x], [f"e = {shifted}", f"o{k}[i] = e", f"{w}[i] = e"])
+                source = f"np.{dtype}(o{k}[i] / s{j})"
+                reads = []
+            else:  # computed again
+                rows.loop([x], [f"{w}[i] = {shifted}"])
+                source, reads = f"np.{dtype}({shifted} / s{j})", [x]
+            rows.lines.append(f"s{j} = {_pairwise(w, 0, n)}")
+            rows.element(out, f"v{j}", source, reads)
+            continue
         if eq.name == "sum" or eq.name == "layer_norm":
             x, w = eq.ins[0], scratch[eq.ins[0].dtype]
             dtype, n = _np_name(x.dtype), shape[-1]
@@ -459,5 +486,5 @@ def kernel(source: str) -> Any:
 
 
 __all__ = ["COUNTS", "EXP32", "NUMBA_TYPES", "ROWS_FROM", "available", "block_sum", "cache_dir",
-           "erf32_source", "kernel", "kernel_source", "row_core", "spans", "summed",
+           "ROW_OPS", "erf32_source", "kernel", "kernel_source", "row_core", "spans", "summed",
            "supports"]  # fmt: skip
