@@ -78,10 +78,6 @@ class Pending(Unrunnable):
     )
 
 
-class Diverged(Exception):
-    """The function's Python did something the record does not hold next."""
-
-
 class Pieces(Observer):
     """One call of a record replayed in pieces (see the module's docstring). ``diverged``
     is why the call went on eagerly (None when it did not)."""
