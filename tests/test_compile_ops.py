@@ -136,7 +136,8 @@ def test_a_compiled_case_replays_eager_values_and_gradients(name):
             _run_both(step, compiled, arrays, wants_grad, name.split("[")[0] in NOT_EXACT)
     said = [str(w.message) for w in caught if str(w.message).startswith("compile(")]
     if name in SHAPED_BY_VALUES:
-        assert compiled.stats["replayed"] == 1 or said
+        # replayed, or said why not, or (the first two records disagreeing) recorded again
+        assert compiled.stats["replayed"] == 1 or said or compiled.stats["traced"] == 3
     elif name in IN_PIECES:
         assert [eq for eq in compiled.program.equations if eq.kind == "read"], "no graph break"
         assert compiled.stats["replayed"] == 1 or said

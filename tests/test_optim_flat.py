@@ -249,5 +249,12 @@ def test_a_compiled_training_step_replays_with_packs(name, options):
     assert eager_losses == losses
     for p, q in zip(eager.parameters(), model.parameters()):
         np.testing.assert_array_equal(p.data, q.data)
-    assert compiled_fn.stats["replayed"] == 3
-    assert all(pack.state is not None for pack in _packs(opt))
+    # SGD's first step with momentum makes its buffer the gradient itself, which later steps
+    # do not: the second and third calls' records are the program.
+    replays = 2 if name == "SGD" and options.get("momentum") else 3
+    assert compiled_fn.stats == {"traced": 5 - replays, "replayed": replays, "eager": 0}
+    if opt.records_update:  # the update is equations of the program: no whole step, no packs
+        assert f"call {name}.step(" not in str(compiled_fn.program)
+        assert f"{name}.step numbers" in str(compiled_fn.program)
+    else:
+        assert all(pack.state is not None for pack in _packs(opt))

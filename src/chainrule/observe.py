@@ -100,6 +100,11 @@ class Observer:
         """A call marked `replayed_whole` (an optimizer's step, a random draw...)."""
         return fn(*args, **kwargs)
 
+    def run_update(self, fn: Callable, args: tuple, kwargs: dict) -> Any:
+        """An optimizer's step, marked `recorded_update` (``args[0]`` the optimizer): by
+        default a whole call (`run_whole`); a tracer records its update as equations."""
+        return self.run_whole(fn, args, kwargs, False)
+
     def run_backward(self, outputs, seeds, retain_graph: bool, create_graph: bool,
                      inputs) -> Any:  # fmt: skip
         """A backward pass is about to run (`chainrule.autograd.run_backward`'s arguments): run
@@ -187,6 +192,22 @@ def replayed_whole(fn: Callable | None = None, *, pure: bool = False) -> Callabl
         # between calls, and given to it again.
         args = tuple(list(a) if isinstance(a, types.GeneratorType) else a for a in args)
         return observer.run_whole(fn, args, kwargs, pure)
+
+    return wrapper
+
+
+def recorded_update(fn: Callable) -> Callable:
+    """Mark an optimizer's ``step``: the compiler's tracer records the update it makes as
+    equations (`Observer.run_update`; the optimizer writes it with
+    `chainrule.optim.arithmetic.Arithmetic`), other observers see a `replayed_whole` call.
+    Without an observer it costs one test."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        observer = current
+        if observer is None:
+            return fn(*args, **kwargs)
+        return observer.run_update(fn, args, kwargs)
 
     return wrapper
 

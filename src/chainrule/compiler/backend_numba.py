@@ -61,6 +61,10 @@ def _weak(value: Any) -> Any:
     """What NumPy's type resolution takes for an argument: a Var's dtype, a Python number's
     type (a "weak" scalar that takes the array's dtype), else None (not a kernel argument)."""
     if isinstance(value, Var):
+        if (
+            type(value.source) is str and value.source == "number"
+        ):  # a Python number at each call (an optimizer's lr)
+            return float
         return value.dtype if value.dtype.name in NUMBA_TYPES and value.shape != () else None
     if type(value) in (bool, int, float):
         return type(value) if type(value) is not bool else np.dtype(bool)

@@ -56,8 +56,9 @@ class _Record:
     """A verified program for one signature, ready to replay, with its guards."""
 
     def __init__(self, program: Program, spec: Any, guards: list, modules: list,
-                 values: list, literals: list) -> None:  # fmt: skip
+                 values: list, literals: list, checks: list = ()) -> None:  # fmt: skip
         self.program, self.spec = program, spec
+        self._checks = list(checks)  # (function, value): what the record's Python decided
         self.replay, self.replay_backward = program.build(literals)
         self.results = len(program.outputs) - program.backward_outputs
         self.leaves: list = []  # where the results' gradients go: input positions or tensors
@@ -88,7 +89,9 @@ class _Record:
                 if data.shape != shape or data.dtype != dtype:
                     return False
                 seen[i] = data
-        return all(module.training is training for module, training in self._modules)
+        if not all(module.training is training for module, training in self._modules):
+            return False
+        return all(check() == value for check, value in self._checks)
 
     def run(self, tensors: list[Tensor]) -> Any:
         quiet = silence()  # NumPy's RuntimeWarnings silent, as in eager (numpy_warnings)
@@ -150,6 +153,7 @@ class _Entry:
         self.records: list[_Record] = []
         self.pending: tuple | None = None  # the first trace, waiting for a second to agree
         self.eager: str | None = None  # why this signature runs eagerly
+        self.retried = False  # whether the first two records disagreed (a third was made)
 
 
 class CompiledFunction:
@@ -260,7 +264,16 @@ class CompiledFunction:
                     raise _Eager(f"graph break in the results' backward: {tracer.broken}")
             first, entry.pending = entry.pending, (tracer, spec)
             if first is not None:
-                record = _verified(first, (tracer, spec), self.name, self.fuse)
+                try:
+                    record = _verified(first, (tracer, spec), self.name, self.fuse)
+                except _Eager:
+                    if entry.retried:
+                        raise
+                    # The first call may do what later ones do not (an optimizer's first
+                    # step makes its state, a module builds a buffer lazily): the second and
+                    # third records decide, as torch.compile compiles again once.
+                    entry.retried = True
+                    return result
                 entry.records.append(record)
                 entry.pending = None
                 self.program = record.program
@@ -516,7 +529,9 @@ def _verified(first: tuple, second: tuple, name: str, fuse: bool = False) -> _Re
         for i, (first, snap) in enumerate(zip(a.input_values, b.input_values))
         if program.consts and _same_array(first, snap)
     ]
-    record = _Record(program, spec, guards, modules, values, literals)
+    if [value for _, value in a.checks] != [value for _, value in b.checks]:
+        raise _Eager("an optimizer's step took other branches in two calls")
+    record = _Record(program, spec, guards, modules, values, literals, b.checks)
     record.leaves = b.result_leaves
     record.has_grad = [v is not None for v in b.result_grads]
     record.result_meta = tuple((r.shape, r.dtype) for r in b.grad_results)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import backend_numba
-from .passes import PASSES, _replaced, _roots, mutated, plan_memory
+from .passes import PASSES, _replaced, _roots, mutated, write_in_place
 from .program import RESULT_BACKWARD, Equation, Program, Var
 
 
@@ -123,7 +123,7 @@ def fusable(eq: Equation) -> bool:
         and eq.fn.kind in ("elementwise", "comparison")
         and len(eq.outs) == 1
         and eq.outs[0].shape != ()
-        and not (eq.alias or eq.promote or eq.scalar)
+        and not (eq.alias or eq.promote or eq.scalar or eq.into)
         and eq.fn.check is None
         and slower_ns(eq) * math.prod(eq.outs[0].shape) <= CALL_NS
         and backend_numba.supports(eq)
@@ -302,7 +302,7 @@ def passes(enabled: bool = True) -> tuple:
     and Numba can be imported, `fuse` before the memory plan (which plans what is left)."""
     if not (enabled and backend_numba.available()):
         return PASSES
-    at = PASSES.index(plan_memory)
+    at = PASSES.index(write_in_place)  # what stays a NumPy call may then write in place
     return (*PASSES[:at], fuse, *PASSES[at:])
 
 

@@ -315,10 +315,53 @@ def deliver_directly(program: Program) -> Program:
     return _replaced(program, [eq for eq in kept if eq is not None], {})
 
 
+def write_in_place(program: Program) -> Program:
+    """Where an elementwise ufunc's result is only written into an array (``T[...] = t``, an
+    optimizer's new ``exp_avg``) and nothing reads that array's old values between the two,
+    let the ufunc write into the array itself (``out=T``) and drop the copy: the in-place
+    line eager mode runs (``exp_avg *= β1``), recovered from the record's functional form."""
+    equations = program.equations
+    roots = _roots(program)
+    made = {eq.outs[0]: i for i, eq in enumerate(equations) if eq.kind == "op" and eq.outs}
+    readers: dict[Var, list[int]] = {}
+    for i, eq in enumerate(equations):
+        for v in eq.inputs():
+            readers.setdefault(v, []).append(i)
+    outputs = set(program.outputs) | set(program.split()[2])
+    dropped: set[int] = set()
+    for w, write in enumerate(equations):
+        if write.kind != "write":
+            continue
+        target, value = write.ins
+        i = made.get(value)
+        if i is None or value in outputs or target.kind not in ("state", "temp"):
+            continue
+        eq = equations[i]
+        if not (_plannable(eq) and eq.fn.kind in ("elementwise", "comparison")):
+            continue
+        if (value.shape, value.dtype) != (target.shape, target.dtype):
+            continue
+        if any(r > w for r in readers.get(value, ())):  # read after the write: T may change
+            continue
+        group = roots[target]
+        between = equations[i + 1 : w]
+        if any(
+            other.kind in ("call", "grad", "read")
+            or any(roots.get(v) is group for v in other.inputs())
+            for other in between
+        ):
+            continue
+        eq.into = target
+        dropped.add(w)
+    kept = [eq for i, eq in enumerate(equations) if i not in dropped]
+    return _replaced(program, kept, {})
+
+
 def _plannable(eq: Equation) -> bool:
     out = eq.outs[0] if eq.outs else None
     return (
         eq.kind == "op"
+        and eq.into is None
         and eq.fn.writes_out
         and not eq.params
         and not (eq.alias or eq.promote or eq.scalar)
@@ -338,6 +381,7 @@ PASSES: tuple[Callable[[Program], Program], ...] = (
     eliminate_dead_code,
     own_gradients,
     deliver_directly,
+    write_in_place,
     plan_memory,
 )
 
@@ -353,5 +397,5 @@ def optimize(program: Program, passes: tuple = PASSES) -> Program:
 __all__ = [
     "EFFECTS", "PASSES", "deliver_directly", "eliminate_common_subexpressions",
     "eliminate_dead_code", "evaluate", "fold_constants", "mutated", "optimize",
-    "own_gradients", "plan_memory", "simplify",
+    "own_gradients", "plan_memory", "simplify", "write_in_place",
 ]  # fmt: skip

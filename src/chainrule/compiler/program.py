@@ -83,7 +83,7 @@ class Equation:
     output (None where it has none)."""
 
     __slots__ = ("kind", "fn", "name", "ins", "params", "outs", "phase", "promote", "scalar",
-                 "alias", "buffer", "c_order")  # fmt: skip
+                 "alias", "buffer", "c_order", "into")  # fmt: skip
 
     def __init__(self, kind: str, fn: Any, name: str, ins: tuple, params: dict, outs: tuple,
                  phase: str) -> None:  # fmt: skip
@@ -92,6 +92,7 @@ class Equation:
         self.promote = self.scalar = self.alias = False
         self.buffer: int | None = None  # the memory plan's buffer its ufunc writes into
         self.c_order = False  # its result was C-contiguous when recorded
+        self.into: Var | None = None  # the array its ufunc writes its result into, in place
 
     def inputs(self) -> list[Var]:
         """The Vars it reads, in ``ins`` and ``params`` (inside tuples too)."""
@@ -123,7 +124,8 @@ class Equation:
             return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}{members}"
         if not self.outs:
             return call
-        return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}"
+        into = f"  # into {self.into}" if self.into is not None else ""
+        return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}{into}"
 
 
 def _buffer(eq: Equation, bound: dict) -> str:
@@ -320,6 +322,8 @@ class Program:
                     lines.append(f"    {check}({', '.join(args)})")
                 if eq.buffer is not None:
                     args.append(_buffer(eq, bound))
+                elif eq.into is not None:
+                    args.append(f"out={eq.into.name}")
                 lines.append(f"    {out} = {fn}({', '.join(args)})")
                 if eq.scalar:
                     lines.append(f"    {out} = asarray({out})")

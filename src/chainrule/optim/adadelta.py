@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DomainError
+from .arithmetic import Arithmetic
 from .optimizer import Optimizer, Params, _zeros, implementation_options
 
 
@@ -28,6 +29,7 @@ class Adadelta(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -55,18 +57,21 @@ class Adadelta(Optimizer):
         if not 0.0 <= group["rho"] <= 1.0:
             raise DomainError(f"Adadelta: invalid rho {group['rho']!r}; it must be in [0, 1]")
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         rho, eps = group["rho"], group["eps"]
         if not state:
             state["step"] = 0
             state["square_avg"], state["acc_delta"] = _zeros(x), _zeros(x)
         state["step"] += 1
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * x
+            g = arith.add(g, arith.mul(x, group["weight_decay"]))
         square_avg, acc_delta = state["square_avg"]._array, state["acc_delta"]._array
-        square_avg *= rho
-        square_avg += (1 - rho) * (g * g)
-        delta = np.sqrt(acc_delta + eps) / np.sqrt(square_avg + eps) * g
-        acc_delta *= rho
-        acc_delta += (1 - rho) * (delta * delta)
-        x -= group["lr"] * delta
+        arith.mul_(square_avg, rho)
+        arith.add_(square_avg, arith.mul(arith.mul(g, g), 1 - rho))
+        scale = arith.sqrt(arith.add(acc_delta, eps))
+        delta = arith.mul(arith.div(scale, arith.sqrt(arith.add(square_avg, eps))), g)
+        arith.mul_(acc_delta, rho)
+        arith.add_(acc_delta, arith.mul(arith.mul(delta, delta), 1 - rho))
+        arith.sub_(x, arith.mul(delta, group["lr"]))

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from .arithmetic import Arithmetic
 from .optimizer import Optimizer, Params, implementation_options
 
 
@@ -27,6 +28,7 @@ class Adagrad(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -59,14 +61,15 @@ class Adagrad(Optimizer):
             group, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"
         )
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         if not state:
             state["step"] = 0
             state["sum"] = Tensor._make(np.full_like(x, group["initial_accumulator_value"]))
         state["step"] += 1
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * x
+            g = arith.add(g, arith.mul(x, group["weight_decay"]))
         lr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-        total = state["sum"]._array
-        total += g * g
-        x -= lr * (g / (np.sqrt(total) + group["eps"]))
+        total = arith.add_(state["sum"]._array, arith.mul(g, g))
+        arith.sub_(x, arith.mul(arith.div(g, arith.add(arith.sqrt(total), group["eps"])), lr))

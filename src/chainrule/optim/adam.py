@@ -11,52 +11,46 @@ from typing import Any
 import numpy as np
 
 from ..errors import DomainError
-from .optimizer import Optimizer, Params, _lerp_, _zeros, implementation_options
+from .arithmetic import Arithmetic
+from .optimizer import Optimizer, Params, _zeros, implementation_options
 
 
-def _decay(x: np.ndarray, g: np.ndarray, group: dict, decoupled: bool) -> np.ndarray:
+def _decay(x: np.ndarray, g: np.ndarray, group: dict, decoupled: bool, arith: Arithmetic):
     """Apply weight decay: shrink ``x`` in place (decoupled) or return ``g + wd * x`` (L2)."""
     weight_decay = group["weight_decay"]
     if weight_decay == 0:
         return g
     if decoupled:
-        x *= 1 - group["lr"] * weight_decay
+        arith.mul_(x, 1 - group["lr"] * weight_decay)
         return g
-    return g + weight_decay * x
+    return arith.add(g, arith.mul(x, weight_decay))
 
 
-def _moments(x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> tuple:
+def _moments(x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic) -> tuple:
     """Start the state if new, count the step and update the two running means in place."""
     if not state:
         state["step"] = 0
         state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
     state["step"] += 1
     exp_avg, exp_avg_sq = state["exp_avg"]._array, state["exp_avg_sq"]._array
-    _running_means(exp_avg, exp_avg_sq, g, group["betas"])
+    beta1, beta2 = group["betas"]
+    arith.lerp_(exp_avg, g, 1 - beta1)  # m = lerp(m, g, 1 - β1)
+    arith.mul_(exp_avg_sq, beta2)  # v = β2 v + (1 - β2) g²
+    square = arith.mul(g, g)
+    arith.mul_(square, 1 - beta2)
+    arith.add_(exp_avg_sq, square)
     return state["step"], exp_avg, exp_avg_sq
 
 
-def _running_means(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, betas) -> None:
-    """``m = lerp(m, g, 1 - β1)`` and ``v = β2 v + (1 - β2) g²``, in place."""
-    beta1, beta2 = betas
-    _lerp_(exp_avg, g, 1 - beta1)
-    exp_avg_sq *= beta2
-    square = g * g
-    square *= 1 - beta2  # (1 - beta2) * g², in the array already made
-    exp_avg_sq += square
-
-
-def _adam_step(exp_avg: np.ndarray, exp_avg_sq: np.ndarray, step: int, group: dict) -> np.ndarray:
+def _adam_step(exp_avg, exp_avg_sq, step: int, group: dict, arith: Arithmetic):
     """What Adam subtracts from the parameter at ``step``: ``lr / (1 - β1^t) * m /
-    (sqrt(v) / sqrt(1 - β2^t) + eps)``, each line in the array the first one made (the same
-    arithmetic as PyTorch's, one array instead of five)."""
+    (sqrt(v) / sqrt(1 - β2^t) + eps)``, in PyTorch's order of operations."""
     beta1, beta2 = group["betas"]
-    update = np.sqrt(exp_avg_sq, out=np.empty_like(exp_avg_sq))  # an array even when 0-d
-    update /= (1 - beta2**step) ** 0.5
-    update += group["eps"]
-    np.divide(exp_avg, update, out=update)
-    update *= group["lr"] / (1 - beta1**step)
-    return update
+    update = arith.sqrt(exp_avg_sq)
+    arith.div_(update, (1 - beta2**step) ** 0.5)
+    arith.add_(update, group["eps"])
+    update = arith.div(exp_avg, update)
+    return arith.mul_(update, group["lr"] / (1 - beta1**step))
 
 
 class Adam(Optimizer):
@@ -78,6 +72,7 @@ class Adam(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -114,16 +109,16 @@ class Adam(Optimizer):
         self._check_non_negative(group, "lr", "eps", "weight_decay")
         self._check_betas(group)
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        g = _decay(x, g, group, group["decoupled_weight_decay"])
-        step, exp_avg, exp_avg_sq = _moments(x, g, state, group)
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
+        g = _decay(x, g, group, group["decoupled_weight_decay"], arith)
+        step, exp_avg, exp_avg_sq = _moments(x, g, state, group, arith)
         if group["amsgrad"]:
             if "max_exp_avg_sq" not in state:
                 state["max_exp_avg_sq"] = _zeros(x)
-            max_exp_avg_sq = state["max_exp_avg_sq"]._array
-            np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-            exp_avg_sq = max_exp_avg_sq
-        x -= _adam_step(exp_avg, exp_avg_sq, step, group)
+            exp_avg_sq = arith.maximum_(state["max_exp_avg_sq"]._array, exp_avg_sq)
+        arith.sub_(x, _adam_step(exp_avg, exp_avg_sq, step, group, arith))
 
 
 class AdamW(Adam):
@@ -178,6 +173,7 @@ class NAdam(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     _scalar_state = ("mu_product",)
 
@@ -215,23 +211,26 @@ class NAdam(Optimizer):
         self._check_non_negative(group, "lr", "eps", "weight_decay", "momentum_decay")
         self._check_betas(group)
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         lr, eps, psi = group["lr"], group["eps"], group["momentum_decay"]
         beta1, beta2 = group["betas"]
         if not state:
             state["step"], state["mu_product"] = 0, 1.0
             state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)
-        g = _decay(x, g, group, group["decoupled_weight_decay"])
-        step, exp_avg, exp_avg_sq = _moments(x, g, state, group)
+        g = _decay(x, g, group, group["decoupled_weight_decay"], arith)
+        step, exp_avg, exp_avg_sq = _moments(x, g, state, group, arith)
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
         # PyTorch holds the product in a float32 tensor and multiplies in float32.
         mu_product = float(np.float32(state["mu_product"]) * np.float32(mu))
         state["mu_product"] = mu_product
-        denom = np.sqrt(exp_avg_sq / (1 - beta2**step))
-        denom += eps
-        x += (-lr * (1.0 - mu) / (1.0 - mu_product)) * (g / denom)
-        x += (-lr * mu_next / (1.0 - mu_product * mu_next)) * (exp_avg / denom)
+        denom = arith.sqrt(arith.div(exp_avg_sq, 1 - beta2**step))
+        arith.add_(denom, eps)
+        arith.add_(x, arith.mul(arith.div(g, denom), -lr * (1.0 - mu) / (1.0 - mu_product)))
+        step_size = -lr * mu_next / (1.0 - mu_product * mu_next)
+        arith.add_(x, arith.mul(arith.div(exp_avg, denom), step_size))
 
 
 class RAdam(Optimizer):
@@ -285,11 +284,13 @@ class RAdam(Optimizer):
         self._check_non_negative(group, "lr", "eps", "weight_decay")
         self._check_betas(group)
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         lr, eps = group["lr"], group["eps"]
         beta1, beta2 = group["betas"]
-        g = _decay(x, g, group, group["decoupled_weight_decay"])
-        step, exp_avg, exp_avg_sq = _moments(x, g, state, group)
+        g = _decay(x, g, group, group["decoupled_weight_decay"], arith)
+        step, exp_avg, exp_avg_sq = _moments(x, g, state, group, arith)
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
         corrected = exp_avg / bias_correction1
@@ -321,6 +322,7 @@ class Adamax(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -352,18 +354,21 @@ class Adamax(Optimizer):
         self._check_non_negative(group, "lr", "eps", "weight_decay")
         self._check_betas(group)
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         beta1, beta2 = group["betas"]
         if not state:
             state["step"] = 0
             state["exp_avg"], state["exp_inf"] = _zeros(x), _zeros(x)
         state["step"] += 1
-        g = _decay(x, g, group, decoupled=False)
+        g = _decay(x, g, group, False, arith)
         exp_avg, exp_inf = state["exp_avg"]._array, state["exp_inf"]._array
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_inf *= beta2
-        np.maximum(exp_inf, np.abs(g) + group["eps"], out=exp_inf)
-        x -= group["lr"] / (1 - beta1 ** state["step"]) * (exp_avg / exp_inf)
+        arith.lerp_(exp_avg, g, 1 - beta1)
+        arith.mul_(exp_inf, beta2)
+        arith.maximum_(exp_inf, arith.add(arith.abs(g), group["eps"]))
+        step_size = group["lr"] / (1 - beta1 ** state["step"])
+        arith.sub_(x, arith.mul(arith.div(exp_avg, exp_inf), step_size))
 
 
 class SparseAdam(Optimizer):
@@ -406,7 +411,9 @@ class SparseAdam(Optimizer):
                 raise DomainError(f"SparseAdam: invalid {name} {group[name]!r}; it must be > 0")
         self._check_betas(group)
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         if not state:
             state["step"] = 0
             state["exp_avg"], state["exp_avg_sq"] = _zeros(x), _zeros(x)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .arithmetic import Arithmetic
 from .optimizer import Optimizer, Params, _zeros, implementation_options
 
 
@@ -62,7 +63,9 @@ class ASGD(Optimizer):
     def _check_group(self, group: dict[str, Any]) -> None:
         self._check_non_negative(group, "lr", "weight_decay")
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         lr, lambd = group["lr"], group["lambd"]
         if not state:
             state["step"] = 0

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError, ShapeError, fmt_shape
+from .arithmetic import Arithmetic
 from .optimizer import Optimizer, Params, _lerp_, _zeros
 
 
@@ -87,7 +88,9 @@ class Adafactor(Optimizer):
             )
         return Tensor._make(array)
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         lr, eps1, eps2 = group["lr"], *group["eps"]
         if eps1 is None:
             eps1 = float(np.finfo(x.dtype).eps)
@@ -202,7 +205,9 @@ class Muon(Optimizer):
                     "only updates 2-D weights (give biases and embeddings to AdamW)"
                 )
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         momentum = group["momentum"]
         if "momentum_buffer" not in state:
             state["momentum_buffer"] = _zeros(x)

@@ -21,20 +21,25 @@ from .._tensor import Tensor
 from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..nn.modules.module import zero_grads
-from ..observe import replayed_whole
+from ..observe import recorded_update
+from .arithmetic import NUMPY, Arithmetic
 
 #: What an optimizer takes as ``params``: tensors, dicts (one group each) or (name, tensor) pairs.
 Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
 
 
-def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
-    """start += weight * (end - start), in place, rounded as PyTorch's lerp_ kernel does."""
-    if weight < 0.5:
-        step = end - start
-        step *= weight
-        start += step
-    else:
-        start[...] = end - (end - start) * (1 - weight)
+#: In place, ``start += weight * (end - start)`` (`Arithmetic.lerp_` in eager mode).
+_lerp_ = NUMPY.lerp_
+
+
+def _branches(value: Any) -> Any:
+    """What a formula's branch may ask of a hyperparameter: a flag or a string itself; of a
+    number, whether it is 0 and whether it is over 0.5; of a tuple, that of each item."""
+    if type(value) in (int, float):
+        return (value == 0, value > 0.5)
+    if type(value) in (tuple, list):
+        return tuple(_branches(v) for v in value)
+    return value if value is None or type(value) in (bool, str) else type(value).__name__
 
 
 class Optimizer:
@@ -137,7 +142,7 @@ class Optimizer:
         """Clear every parameter's gradient: to None (default) or to zeros."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
-    @replayed_whole
+    @recorded_update
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()`` if given.
 
@@ -147,18 +152,40 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        self.apply_update(NUMPY)
+        return loss
+
+    def apply_update(self, arith: Arithmetic) -> None:
+        """The update of `step`, its formulas computed by ``arith``: `NUMPY` in eager mode,
+        or a compiler's (`chainrule.optim.arithmetic`). Packs of small parameters are eager
+        mode's alone."""
         step = f"{self._name}.step"
+        packs = arith is NUMPY and self._update_is_elementwise and self._pack_small_params
         for group in self.param_groups:
-            if self._update_is_elementwise and self._pack_small_params and self._packs_pay(group):
-                items = self._layout(group)
-            else:
-                items = group["params"]
+            items = self._layout(group) if packs and self._packs_pay(group) else group["params"]
             for item in items:
                 if isinstance(item, _Pack):
                     item.step(self, group, step)
                 else:
-                    self._step_one(item, group, step)
-        return loss
+                    self._step_one(item, group, step, arith)
+
+    #: Whether `_update` is written with its ``arith`` alone (no NumPy of its own, no branch
+    #: on array values), so that a compiler records the update as equations (`apply_update`).
+    records_update: bool = False
+
+    def update_guard(self) -> tuple:
+        """What the branches of a recorded update depend on: the groups' flags and their
+        numbers' zeros (``momentum != 0``), which side of 0.5 each number is (`Arithmetic.lerp_`),
+        the parameter counts, and the state dict itself (a loaded one is another). A compiled
+        step replays while this stays equal."""
+        return (
+            id(self.state),
+            tuple(
+                tuple((key, _branches(value)) for key, value in group.items() if key != "params")
+                + (len(group["params"]),)
+                for group in self.param_groups
+            ),
+        )
 
     #: Whether `_update` works element by element (no reduction, no reshaping, each output
     #: element from the same element of ``x``, ``g`` and the state arrays): then it may run on
@@ -175,15 +202,18 @@ class Optimizer:
         so an update of only a line or two gains nothing from them."""
         return True
 
-    def _step_one(self, param: Tensor, group: dict, step: str) -> None:
+    def _step_one(self, param: Tensor, group: dict, step: str, arith: Arithmetic) -> None:
         """Update one parameter, if it has a gradient (``step`` names the op that changed
         it, for its version counter)."""
         if param.grad is None:
             return
+        state = self.state[param]
+        arith.begin(param, state)
         g = param.grad._array
         if group.get("maximize"):  # ascend: every update rule then sees -g
-            g = -g
-        self._update(param._array, g, self.state[param], group)
+            g = arith.neg(g)
+        self._update(param._array, g, state, group, arith)
+        arith.end()
         # Changing the array in place is an in-place op: graphs that saved it must know.
         param._version_counter.bump(step)
 
@@ -221,10 +251,13 @@ class Optimizer:
         layouts[id(group)] = (group, list(params), items)
         return items
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         """Update the parameter array ``x`` in place from its gradient ``g`` (already negated
-        when the group has ``maximize``) and its ``state``. With `_update_is_elementwise`,
-        ``x``, ``g`` and the state's arrays may be several parameters' laid end to end."""
+        when the group has ``maximize``) and its ``state``, with ``arith``'s operations where
+        `records_update`. With `_update_is_elementwise`, ``x``, ``g`` and the state's arrays
+        may be several parameters' laid end to end."""
         raise NotImplementedError(f"{self._name}: define _update (or override step)")
 
     def state_dict(self) -> dict[str, Any]:
@@ -377,14 +410,14 @@ class _Pack:
         states = [optimizer.state[p] for p in params] if together else []
         if not together or not (self._holds(states) or self._gather(states)):
             for param in params:
-                optimizer._step_one(param, group, name)
+                optimizer._step_one(param, group, name, NUMPY)
             return
         x, g = self.x, self.g
         np.concatenate([p.grad._array.ravel() for p in params], out=g)
         if group.get("maximize"):
             np.negative(g, out=g)
         np.concatenate([p._array.ravel() for p in params], out=x)
-        optimizer._update(x, g, self.state, group)
+        optimizer._update(x, g, self.state, group, NUMPY)
         self._share(states)
         for p, piece in zip(params, self.pieces):
             np.copyto(p._array, piece)

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, Params, _lerp_, _zeros, implementation_options
+from .arithmetic import Arithmetic
+from .optimizer import Optimizer, Params, _zeros, implementation_options
 
 
 class RMSprop(Optimizer):
@@ -27,6 +28,7 @@ class RMSprop(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -60,28 +62,28 @@ class RMSprop(Optimizer):
     def _check_group(self, group: dict[str, Any]) -> None:
         self._check_non_negative(group, "lr", "alpha", "eps", "weight_decay", "momentum")
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
         if not state:
             state["step"] = 0
             state["square_avg"] = _zeros(x)
         state["step"] += 1
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * x
-        square_avg = state["square_avg"]._array
-        square_avg *= alpha
-        square_avg += (1 - alpha) * (g * g)
+            g = arith.add(g, arith.mul(x, group["weight_decay"]))
+        square_avg = arith.mul_(state["square_avg"]._array, alpha)
+        arith.add_(square_avg, arith.mul(arith.mul(g, g), 1 - alpha))
         if group["centered"]:
             grad_avg = state.setdefault("grad_avg", _zeros(x))._array
-            _lerp_(grad_avg, g, 1 - alpha)
-            avg = np.sqrt(square_avg - grad_avg * grad_avg)
+            arith.lerp_(grad_avg, g, 1 - alpha)
+            avg = arith.sqrt(arith.sub(square_avg, arith.mul(grad_avg, grad_avg)))
         else:
-            avg = np.sqrt(square_avg)
-        avg += eps
+            avg = arith.sqrt(square_avg)
+        arith.add_(avg, eps)
         if momentum > 0:
-            buffer = state.setdefault("momentum_buffer", _zeros(x))._array
-            buffer *= momentum
-            buffer += g / avg
-            x -= group["lr"] * buffer
+            buffer = arith.mul_(state.setdefault("momentum_buffer", _zeros(x))._array, momentum)
+            arith.add_(buffer, arith.div(g, avg))
+            arith.sub_(x, arith.mul(buffer, group["lr"]))
         else:
-            x -= group["lr"] * (g / avg)
+            arith.sub_(x, arith.mul(arith.div(g, avg), group["lr"]))

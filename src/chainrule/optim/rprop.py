@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError
+from .arithmetic import Arithmetic
 from .optimizer import Optimizer, Params, _zeros, implementation_options
 
 
@@ -61,7 +62,9 @@ class Rprop(Optimizer):
                 f"Rprop: invalid etas {group['etas']!r}; need 0 < etaminus < 1 < etaplus"
             )
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
         if not state:

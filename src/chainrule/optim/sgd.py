@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..errors import DomainError
+from .arithmetic import Arithmetic
 from .optimizer import Optimizer, implementation_options
 
 
@@ -30,6 +31,7 @@ class SGD(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -67,16 +69,19 @@ class SGD(Optimizer):
     def _packs_pay(self, group: dict) -> bool:
         return group["momentum"] != 0  # plain SGD's two lines: nothing to gain
 
-    def _update(self, x: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(
+        self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
+    ) -> None:
         momentum, weight_decay = group["momentum"], group["weight_decay"]
         if weight_decay != 0:
-            g = g + weight_decay * x
+            g = arith.add(g, arith.mul(x, weight_decay))
         if momentum != 0:
             buffer = state.get("momentum_buffer")
-            if buffer is None:
+            if buffer is None:  # the first step: the gradient itself, as in PyTorch
                 buffer = state["momentum_buffer"] = Tensor._make(np.array(g, dtype=x.dtype))
+                b = buffer._array
             else:
-                buffer._array *= momentum
-                buffer._array += (1 - group["dampening"]) * g
-            g = g + momentum * buffer._array if group["nesterov"] else buffer._array
-        x -= group["lr"] * g
+                b = arith.mul_(buffer._array, momentum)
+                arith.add_(b, arith.mul(g, 1 - group["dampening"]))
+            g = arith.add(g, arith.mul(b, momentum)) if group["nesterov"] else b
+        arith.sub_(x, arith.mul(g, group["lr"]))

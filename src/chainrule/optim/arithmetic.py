@@ -1,0 +1,176 @@
+"""`Arithmetic`: the array operations an optimizer's update is written in, so that one copy of
+each formula runs three ways.
+
+- `NUMPY` (eager mode) computes with NumPy, in place where the formula says so.
+- A compiler's tracer passes a recording `Arithmetic` (`chainrule.compiler.update`), which
+  computes the same values and records each line as an equation of the program; the numbers
+  the formula takes from Python (``lr``, ``1 - β2``, the bias corrections of step ``t``)
+  become the program's inputs.
+- At each replay, `Collector` runs the formula's Python again without touching an array: it
+  only gathers those numbers, in order, so that step counts, schedulers and hyperparameters
+  changed since the record are the program's at every call.
+
+A formula may branch on Python numbers and flags (``if momentum != 0``), never on array
+values; the compiler guards the branches it took (`Optimizer.update_guard`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import GraphError
+
+Operand = Any  # an array, a number, or what a recording or collecting `Arithmetic` gives back
+
+
+def is_number(value: Any) -> bool:
+    """Whether an operand is a number from Python (an input of the program when recorded)."""
+    return type(value) in (int, float) or isinstance(value, np.floating)
+
+
+def _array(value: Any) -> np.ndarray:
+    """``value`` as an array: NumPy gives a scalar for a 0-d operation, and the formula may
+    then change it in place."""
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+class Arithmetic:
+    """Eager arithmetic on NumPy arrays (`NUMPY`): each method is one NumPy call. Names ending
+    in ``_`` change their first argument in place and return it; the others return a new
+    array. Operands are arrays of the parameter's dtype or Python numbers (rounded to that
+    dtype, as NumPy does with a Python number)."""
+
+    def begin(self, param: Any, state: dict) -> None:
+        """One parameter's update starts (``state``: its state dict); eager mode has nothing
+        to do."""
+
+    def end(self) -> None:
+        """The parameter's update is done."""
+
+    def add(self, a: Operand, b: Operand) -> Operand:
+        """a + b."""
+        return _array(np.add(a, b))
+
+    def sub(self, a: Operand, b: Operand) -> Operand:
+        """a - b."""
+        return _array(np.subtract(a, b))
+
+    def mul(self, a: Operand, b: Operand) -> Operand:
+        """a * b."""
+        return _array(np.multiply(a, b))
+
+    def div(self, a: Operand, b: Operand) -> Operand:
+        """a / b."""
+        return _array(np.divide(a, b))
+
+    def maximum(self, a: Operand, b: Operand) -> Operand:
+        """The larger of a and b, elementwise (nan wins)."""
+        return _array(np.maximum(a, b))
+
+    def sqrt(self, a: Operand) -> Operand:
+        """The square root."""
+        return _array(np.sqrt(a))
+
+    def abs(self, a: Operand) -> Operand:
+        """|a|."""
+        return _array(np.abs(a))
+
+    def neg(self, a: Operand) -> Operand:
+        """-a."""
+        return _array(np.negative(a))
+
+    def add_(self, target: Operand, b: Operand) -> Operand:
+        """target += b."""
+        return np.add(target, b, out=target)
+
+    def sub_(self, target: Operand, b: Operand) -> Operand:
+        """target -= b."""
+        return np.subtract(target, b, out=target)
+
+    def mul_(self, target: Operand, b: Operand) -> Operand:
+        """target *= b."""
+        return np.multiply(target, b, out=target)
+
+    def div_(self, target: Operand, b: Operand) -> Operand:
+        """target /= b."""
+        return np.divide(target, b, out=target)
+
+    def maximum_(self, target: Operand, b: Operand) -> Operand:
+        """target = max(target, b)."""
+        return np.maximum(target, b, out=target)
+
+    def assign_(self, target: Operand, b: Operand) -> Operand:
+        """target[...] = b."""
+        np.copyto(target, b, casting="same_kind")
+        return target
+
+    def lerp_(self, start: Operand, end: Operand, weight: float) -> Operand:
+        """start += weight * (end - start), in place, rounded as PyTorch's lerp kernel does:
+        from the start for a small weight, from the end for a large one."""
+        if weight < 0.5:
+            step = self.sub(end, start)
+            self.mul_(step, weight)
+            return self.add_(start, step)
+        return self.assign_(start, self.sub(end, self.mul(self.sub(end, start), 1 - weight)))
+
+
+#: Eager mode's arithmetic.
+NUMPY = Arithmetic()
+
+#: What `Collector` gives back for an array: nothing is computed.
+_NOTHING = None
+
+#: The operations a formula can call, each with its number of operands.
+OPERATIONS = {
+    "add": 2, "sub": 2, "mul": 2, "div": 2, "maximum": 2, "sqrt": 1, "abs": 1, "neg": 1,
+    "add_": 2, "sub_": 2, "mul_": 2, "div_": 2, "maximum_": 2, "assign_": 2,
+}  # fmt: skip
+
+
+class Collector(Arithmetic):
+    """The formula's Python without its arrays: gathers, in order, the numbers it passes to
+    operations (``numbers``), checking that it calls the operations the record has
+    (``expected``, a tuple of names; None: note them in ``called``)."""
+
+    def __init__(self, expected: tuple | None = None, owner: str = "step") -> None:
+        self.numbers: list[float] = []
+        self.called: list[str] = []
+        self.expected, self.owner = expected, owner
+
+    def _note(self, name: str, operands: tuple) -> Any:
+        called, expected = self.called, self.expected
+        if expected is not None:
+            position = len(called)
+            if position >= len(expected) or expected[position] != name:
+                recorded = expected[position] if position < len(expected) else "nothing more"
+                raise GraphError(
+                    f"compiled {self.owner}: the update ran {name} where the record has "
+                    f"{recorded} (the optimizer's formula took another branch than when it was "
+                    "recorded); compile the step again or run it uncompiled"
+                )
+        called.append(name)
+        for value in operands:  # at each replay of a step: kept short
+            kind = type(value)
+            if kind is float or kind is int:
+                self.numbers.append(value)
+            elif kind is not np.ndarray and isinstance(value, np.floating):
+                self.numbers.append(float(value))
+        return operands[0] if name[-1] == "_" else _NOTHING
+
+
+def _collecting(name: str):
+    def operation(self, *operands):
+        return self._note(name, operands)
+
+    operation.__name__ = name
+    operation.__doc__ = f"Note {name} and its numbers; compute nothing."
+    return operation
+
+
+for _name in OPERATIONS:
+    setattr(Collector, _name, _collecting(_name))
+
+
+__all__ = ["NUMPY", "OPERATIONS", "Arithmetic", "Collector", "is_number"]

@@ -1,0 +1,255 @@
+"""An optimizer's step in a compiled function is recorded as equations (`compiler.update`):
+its update formulas become ops of the program (one fused kernel per parameter with Numba),
+and the numbers it takes from Python (the learning rate a scheduler sets, the step count's
+bias corrections) come from the step's Python, run again without arrays at each replay."""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import chainrule
+from chainrule import optim
+from chainrule.compiler import backend_numba
+from chainrule.errors import GraphError
+from chainrule.optim.arithmetic import NUMPY, Collector
+
+RECORDED = [
+    ("SGD", {"lr": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "maximize": True}),
+    ("SGD", {"lr": 0.1, "momentum": 0.5, "dampening": 0.3}),
+    ("Adam", {"lr": 0.01}),
+    ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
+    ("AdamW", {"lr": 0.01}),
+    ("AdamW", {"lr": 0.01, "betas": (0.3, 0.4), "maximize": True}),  # lerp from the end
+    ("NAdam", {"lr": 0.01, "decoupled_weight_decay": True, "weight_decay": 0.1}),
+    ("Adamax", {"lr": 0.01, "weight_decay": 0.1}),
+    ("RMSprop", {"lr": 0.01}),
+    ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.9, "weight_decay": 0.1}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01}),
+    ("Adadelta", {"lr": 1.0, "weight_decay": 0.1}),
+]
+IDS = [f"{name}-{'-'.join(options) or 'plain'}" for name, options in RECORDED]
+
+
+def _model():
+    chainrule.manual_seed(0)
+    return chainrule.nn.Sequential(
+        chainrule.nn.Linear(4, 8), chainrule.nn.Tanh(), chainrule.nn.Linear(8, 3)
+    )
+
+
+def _data():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(16, 4)).astype(np.float32)
+    y = rng.normal(size=(16, 3)).astype(np.float32)
+    return chainrule.tensor(x), chainrule.tensor(y)
+
+
+def _train(name, options, compiled, steps=6, scheduler=None, fuse=False):
+    """Losses and final parameters of ``steps`` calls of the step people write: zero_grad,
+    forward, backward, step (and the scheduler's), return the loss itself."""
+    model = _model()
+    opt = getattr(optim, name)(model.parameters(), **options)
+    sched = scheduler(opt) if scheduler else None
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = chainrule.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+        return loss
+
+    fn = chainrule.compile(step, options={"fuse": fuse}) if compiled else step
+    x, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no graph break, no eager fallback
+        losses = [fn(x, y).item() for _ in range(steps)]
+    return losses, [p.detach().numpy().copy() for p in model.parameters()], fn, opt
+
+
+@pytest.mark.parametrize(("name", "options"), RECORDED, ids=IDS)
+def test_a_recorded_step_gives_eager_numbers_bit_for_bit(name, options):
+    losses, params, _, _ = _train(name, options, compiled=False)
+    compiled_losses, compiled_params, fn, opt = _train(name, options, compiled=True)
+    assert compiled_losses == losses
+    for p, q in zip(params, compiled_params):
+        np.testing.assert_array_equal(p, q)
+    first_step_differs = name == "SGD" and "momentum" in options  # its buffer starts as g
+    replays = 3 if first_step_differs else 4
+    assert fn.stats == {"traced": 6 - replays, "replayed": replays, "eager": 0}
+    text = str(fn.program)
+    assert "call Optimizer.step(" not in text  # not a whole call: equations
+    assert f"call {name}.step numbers()" in text
+    # the parameters changed in place: their last line writes into them (or copies, after a
+    # line that must read their old values)
+    assert "  # update" in text and ("# into s" in text or "[...] = " in text)
+    params = [v.name for v in fn.program.state if v.value in ("0.weight", "0.bias")]
+    assert all(f"# into {p}\n" in text or f"{p}[...] = " in text for p in params)
+    assert all(type(s) in (int, float) for s in [opt.state[p].get("step", 0) for p in opt.state])
+
+
+@pytest.mark.parametrize(("name", "options"), RECORDED, ids=IDS)
+def test_with_numba_each_parameters_update_is_one_kernel(name, options):
+    if not backend_numba.available():  # the pass without the `fast` extra (.ci/run)
+        assert os.environ.get("PYTHONPATH", "").endswith("without_numba")
+        return
+    losses, params, _, _ = _train(name, options, compiled=False)
+    compiled_losses, compiled_params, fn, _ = _train(name, options, compiled=True, fuse=True)
+    np.testing.assert_allclose(compiled_losses, losses, rtol=1e-5)
+    for p, q in zip(params, compiled_params):
+        np.testing.assert_allclose(q, p, rtol=1e-5, atol=1e-6)
+    update = [eq for eq in fn.program.equations if eq.phase == "update"]
+    kernels = [eq for eq in update if eq.kind == "fused"]
+    ops = [eq for eq in update if eq.kind == "op"]
+    assert len(kernels) == 4 and not ops  # four parameters, no NumPy call left
+
+
+@pytest.mark.parametrize(
+    "scheduler",
+    [
+        lambda opt: optim.lr_scheduler.StepLR(opt, 2, 0.5),
+        lambda opt: optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=8),
+        lambda opt: optim.lr_scheduler.CosineAnnealingLR(opt, 4),
+    ],
+    ids=["StepLR", "OneCycleLR", "CosineAnnealingLR"],
+)
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_a_scheduler_in_the_step_sets_the_numbers_of_each_replay(scheduler, name):
+    options = {"lr": 0.01, "momentum": 0.9} if name == "SGD" else {"lr": 0.01}
+    losses, params, _, _ = _train(name, options, False, steps=8, scheduler=scheduler)
+    compiled_losses, compiled_params, fn, opt = _train(
+        name, options, True, steps=8, scheduler=scheduler
+    )
+    assert compiled_losses == losses  # OneCycleLR changes momentum and betas too
+    for p, q in zip(params, compiled_params):
+        np.testing.assert_array_equal(p, q)
+    assert fn.stats["eager"] == 0
+
+
+def test_hyperparameters_set_between_calls_are_read_at_each_replay():
+    runs = []
+    for compiled in (False, True):
+        model = _model()
+        opt = optim.AdamW(model.parameters(), lr=0.01)
+
+        def step(x, y, model=model, opt=opt):
+            opt.zero_grad()
+            loss = chainrule.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = chainrule.compile(step) if compiled else step
+        x, y = _data()
+        losses = []
+        for i in range(8):
+            for group in opt.param_groups:  # a warm-up written by hand
+                group["lr"] = 0.01 * min(1.0, (i + 1) / 4)
+                group["weight_decay"] = 0.05 if i < 5 else 0.0  # a branch: records again
+            losses.append(fn(x, y).item())
+        runs.append((losses, [p.detach().numpy().copy() for p in model.parameters()], fn))
+    (eager, eager_params, _), (compiled, compiled_params, fn) = runs
+    np.testing.assert_allclose(compiled, eager, rtol=1e-6)
+    for p, q in zip(eager_params, compiled_params):
+        np.testing.assert_allclose(q, p, rtol=1e-6, atol=1e-7)
+    assert fn.stats["eager"] == 0
+    assert fn.stats["traced"] == 4  # two records before weight decay went to 0, two after
+
+
+def test_a_loaded_optimizer_state_is_not_replayed_stale():
+    runs = []
+    for compiled in (False, True):
+        model = _model()
+        opt = optim.Adam(model.parameters(), lr=0.01)
+
+        def step(x, y, model=model, opt=opt):
+            opt.zero_grad()
+            loss = chainrule.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
+        x, y = _data()
+        losses = [fn(x, y).item() for _ in range(4)]
+        saved = opt.state_dict()
+        losses += [fn(x, y).item() for _ in range(2)]
+        opt.load_state_dict(saved)  # new state tensors: the program's are others
+        losses += [fn(x, y).item() for _ in range(4)]
+        runs.append(losses)
+    assert runs[1] == runs[0]
+
+
+def test_a_step_with_a_graph_break_replays_its_update_in_pieces():
+    runs = []
+    for compiled in (False, True):
+        model = _model()
+        opt = optim.Adam(model.parameters(), lr=0.01)
+        seen = []
+
+        def step(x, y, model=model, opt=opt, seen=seen):
+            opt.zero_grad()
+            loss = chainrule.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            seen.append(opt.state[opt.param_groups[0]["params"][0]]["step"])
+            return loss.item()
+
+        fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
+        x, y = _data()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            runs.append(([fn(x, y) for _ in range(5)], seen, fn))
+    (eager, eager_seen, _), (compiled, compiled_seen, fn) = runs
+    assert compiled == eager
+    assert compiled_seen == eager_seen == [1, 2, 3, 4, 5]  # the Python sees each step counted
+    assert fn.stats == {"traced": 2, "replayed": 3, "eager": 0}
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("RAdam", {"lr": 0.01}), ("Rprop", {"lr": 0.01}), ("ASGD", {"lr": 0.01})],
+)
+def test_optimizers_whose_updates_branch_on_values_stay_whole_calls(name, options):
+    losses, params, _, _ = _train(name, options, compiled=False, steps=8)
+    compiled_losses, compiled_params, fn, opt = _train(name, options, compiled=True, steps=8)
+    assert compiled_losses == losses  # RAdam's rectification begins at step 6
+    assert not opt.records_update
+    assert "call Optimizer.step()" in str(fn.program)
+
+
+def test_the_collector_names_the_branch_that_differs():
+    x = np.ones(3, np.float32)
+    recorded = Collector()
+    NUMPY.lerp_(x.copy(), x, 0.1)
+    recorded.lerp_(x, x, 0.1)  # weight < 0.5: from the start
+    assert recorded.called == ["sub", "mul_", "add_"] and recorded.numbers == [0.1]
+    replay = Collector(tuple(recorded.called), "Adam.step")
+    with pytest.raises(GraphError, match=r"Adam.step: the update ran mul where the record has"):
+        replay.lerp_(x, x, 0.9)  # from the end: sub, mul, sub, assign_
+
+
+def test_an_update_reading_an_array_the_record_cannot_name_is_refused():
+    class Odd(optim.SGD):
+        records_update = True
+        outside = np.ones(2, np.float32)
+
+        def _update(self, x, g, state, group, arith):
+            arith.sub_(x, arith.mul(self.outside, group["lr"]))
+
+    w = chainrule.zeros(2, requires_grad=True)
+    opt = Odd([w], lr=0.5)
+
+    @chainrule.compile
+    def step():
+        opt.zero_grad()
+        (w * w).sum().backward()
+        opt.step()
+
+    with pytest.raises(GraphError, match="neither its parameter's, its gradient's nor its state"):
+        step()
