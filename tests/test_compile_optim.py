@@ -48,12 +48,10 @@ def _data():
     return chainrule.tensor(x), chainrule.tensor(y)
 
 
-def _train(name, options, compiled, steps=6, scheduler=None, fuse=False):
-    """Losses and final parameters of ``steps`` calls of the step people write: zero_grad,
-    forward, backward, step (and the scheduler's), return the loss itself."""
-    model = _model()
-    opt = getattr(optim, name)(model.parameters(), **options)
-    sched = scheduler(opt) if scheduler else None
+def _plain_step(model, opt, item=False, seen=None, sched=None):
+    """The step people write, returning the loss (its ``.item()``, a graph break, with
+    ``item``); ``seen`` gets the first parameter's step count after each step; ``sched``
+    steps after the optimizer."""
 
     def step(x, y):
         opt.zero_grad()
@@ -62,8 +60,19 @@ def _train(name, options, compiled, steps=6, scheduler=None, fuse=False):
         opt.step()
         if sched is not None:
             sched.step()
-        return loss
+        if seen is not None:
+            seen.append(opt.state[opt.param_groups[0]["params"][0]]["step"])
+        return loss.item() if item else loss
 
+    return step
+
+
+def _train(name, options, compiled, steps=6, scheduler=None, fuse=False):
+    """Losses and final parameters of ``steps`` calls of the step people write: zero_grad,
+    forward, backward, step (and the scheduler's), return the loss itself."""
+    model = _model()
+    opt = getattr(optim, name)(model.parameters(), **options)
+    step = _plain_step(model, opt, sched=scheduler(opt) if scheduler else None)
     fn = chainrule.compile(step, options={"fuse": fuse}) if compiled else step
     x, y = _data()
     with warnings.catch_warnings():
@@ -136,14 +145,7 @@ def test_hyperparameters_set_between_calls_are_read_at_each_replay():
     for compiled in (False, True):
         model = _model()
         opt = optim.AdamW(model.parameters(), lr=0.01)
-
-        def step(x, y, model=model, opt=opt):
-            opt.zero_grad()
-            loss = chainrule.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
+        step = _plain_step(model, opt)
         fn = chainrule.compile(step) if compiled else step
         x, y = _data()
         losses = []
@@ -166,14 +168,7 @@ def test_a_loaded_optimizer_state_is_not_replayed_stale():
     for compiled in (False, True):
         model = _model()
         opt = optim.Adam(model.parameters(), lr=0.01)
-
-        def step(x, y, model=model, opt=opt):
-            opt.zero_grad()
-            loss = chainrule.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
+        step = _plain_step(model, opt)
         fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
         x, y = _data()
         losses = [fn(x, y).item() for _ in range(4)]
@@ -191,15 +186,7 @@ def test_a_step_with_a_graph_break_replays_its_update_in_pieces():
         model = _model()
         opt = optim.Adam(model.parameters(), lr=0.01)
         seen = []
-
-        def step(x, y, model=model, opt=opt, seen=seen):
-            opt.zero_grad()
-            loss = chainrule.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            seen.append(opt.state[opt.param_groups[0]["params"][0]]["step"])
-            return loss.item()
-
+        step = _plain_step(model, opt, item=True, seen=seen)
         fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
         x, y = _data()
         with warnings.catch_warnings():

@@ -21,7 +21,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import GraphError
 from ..ops import elementwise
-from ..optim.arithmetic import NUMPY, Arithmetic, Collector, is_number
+from ..optim.arithmetic import NUMPY, OPERATIONS, Arithmetic, Collector, is_number
 from .program import Equation, Var
 
 #: The op row each operation of `Arithmetic` is recorded as (in place or not).
@@ -126,45 +126,6 @@ class Recorder(Arithmetic):
         getattr(NUMPY, f"{name}_")(target, b)
         return target
 
-    def add(self, a: Any, b: Any) -> np.ndarray:
-        return self._new("add", a, b)
-
-    def sub(self, a: Any, b: Any) -> np.ndarray:
-        return self._new("sub", a, b)
-
-    def mul(self, a: Any, b: Any) -> np.ndarray:
-        return self._new("mul", a, b)
-
-    def div(self, a: Any, b: Any) -> np.ndarray:
-        return self._new("div", a, b)
-
-    def maximum(self, a: Any, b: Any) -> np.ndarray:
-        return self._new("maximum", a, b)
-
-    def sqrt(self, a: Any) -> np.ndarray:
-        return self._new("sqrt", a)
-
-    def abs(self, a: Any) -> np.ndarray:
-        return self._new("abs", a)
-
-    def neg(self, a: Any) -> np.ndarray:
-        return self._new("neg", a)
-
-    def add_(self, target: Any, b: Any) -> np.ndarray:
-        return self._in_place("add", target, b)
-
-    def sub_(self, target: Any, b: Any) -> np.ndarray:
-        return self._in_place("sub", target, b)
-
-    def mul_(self, target: Any, b: Any) -> np.ndarray:
-        return self._in_place("mul", target, b)
-
-    def div_(self, target: Any, b: Any) -> np.ndarray:
-        return self._in_place("div", target, b)
-
-    def maximum_(self, target: Any, b: Any) -> np.ndarray:
-        return self._in_place("maximum", target, b)
-
     def assign_(self, target: Any, b: Any) -> np.ndarray:
         if not isinstance(b, np.ndarray) or b.shape != target.shape or b.dtype != target.dtype:
             raise GraphError("compile: an optimizer's update assigns what the record cannot "
@@ -174,6 +135,27 @@ class Recorder(Arithmetic):
         self._changed[id(target)] = target
         NUMPY.assign_(target, b)
         return target
+
+
+def _recording(name: str):
+    """`Recorder`'s ``name`` (an operation of `OPERATIONS`): eager mode's, recorded."""
+    if name.endswith("_"):
+
+        def operation(self, target, b):
+            return self._in_place(name[:-1], target, b)
+    else:
+
+        def operation(self, *operands):
+            return self._new(name, *operands)
+
+    operation.__name__ = name
+    operation.__doc__ = getattr(Arithmetic, name).__doc__
+    return operation
+
+
+for _name in OPERATIONS:
+    if _name != "assign_":
+        setattr(Recorder, _name, _recording(_name))
 
 
 def record_step(tracer, optimizer, name: str, template: Any, fn: Any) -> None:
