@@ -240,3 +240,46 @@ def test_an_update_reading_an_array_the_record_cannot_name_is_refused():
 
     with pytest.raises(GraphError, match="neither its parameter's, its gradient's nor its state"):
         step()
+
+
+@pytest.mark.parametrize("order", ["after", "before"])
+def test_a_scheduler_in_a_step_replayed_in_pieces_runs_in_the_python_without_a_stop(order):
+    runs = []
+    for compiled in (False, True):
+        model = _model()
+        opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        sched = optim.lr_scheduler.StepLR(opt, 2, 0.5)
+        lrs = []
+
+        def step(x, y, model=model, opt=opt, sched=sched, lrs=lrs):
+            opt.zero_grad()
+            loss = chainrule.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            if order == "before":  # the wrong order, as some programs have it: still eager's
+                sched.step()
+            opt.step()
+            if order == "after":
+                sched.step()
+            lrs.append(opt.param_groups[0]["lr"])  # the Python sees the new lr at once
+            return loss.item()
+
+        fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
+        x, y = _data()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            runs.append(([fn(x, y) for _ in range(7)], lrs, model, fn))
+    (eager, eager_lrs, eager_model, _), (compiled, compiled_lrs, model, fn) = runs
+    assert compiled == eager and compiled_lrs == eager_lrs
+    for p, q in zip(eager_model.parameters(), model.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+    assert fn.stats == {"traced": 3, "replayed": 4, "eager": 0}  # SGD's first step differs
+    stops = [eq.name for eq in fn.program.equations if eq.kind == "read"]
+    assert stops == ["SGD.step", "item()", "the end of the call"]  # none for the scheduler
+    assert "StepLR" not in str(fn.program) and "LRScheduler" not in str(fn.program)
+
+
+def test_a_scheduler_in_a_step_replayed_whole_is_one_call_of_the_program():
+    _, _, fn, _ = _train(
+        "Adam", {"lr": 0.01}, True, scheduler=lambda opt: optim.lr_scheduler.StepLR(opt, 2, 0.5)
+    )
+    assert "call LRScheduler.step()" in str(fn.program)

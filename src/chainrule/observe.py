@@ -170,18 +170,23 @@ class Observer:
         """The span `span_begins` returned has ended."""
 
 
-def replayed_whole(fn: Callable | None = None, *, pure: bool = False) -> Callable:
+def replayed_whole(
+    fn: Callable | None = None, *, pure: bool = False, python: bool = False
+) -> Callable:
     """Mark ``fn`` as work the compiler's tracer records as one call, run again as it is at
-    each replay: what it does is not made of recorded ops (an optimizer's step updates the
-    parameters' arrays in place; zero_grad sets ``.grad``; class indices are checked and
-    turned into index arrays in NumPy), or must differ each time (a random draw gives fresh
-    numbers). Tensors and arrays among its arguments and results become the call's inputs and
-    outputs in the program. ``pure=True``: its results depend on its arguments alone, so a
-    call whose inputs are constants is run once, when the program is built. Without an
-    observer it costs one test.
+    each replay: what it does is not made of recorded ops (zero_grad to zeros sets ``.grad``;
+    class indices are checked and turned into index arrays in NumPy), or must differ each
+    time (a random draw gives fresh numbers). Tensors and arrays among its arguments and
+    results become the call's inputs and outputs in the program. ``pure=True``: its results
+    depend on its arguments alone, so a call whose inputs are constants is run once, when the
+    program is built. ``python=True``: it changes Python numbers only, never an array (a
+    learning-rate scheduler's step): given no tensor, a replay in pieces runs it where the
+    function's Python calls it, with no stop (``fn.python_only``). Without an observer it
+    costs one test.
     """
     if fn is None:
-        return functools.partial(replayed_whole, pure=pure)
+        return functools.partial(replayed_whole, pure=pure, python=python)
+    fn.python_only = python
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

@@ -254,6 +254,7 @@ class CompiledFunction:
             if tracer.broken is not None:
                 raise _Eager(f"graph break: {tracer.broken}")
             if tracer.reads:
+                tracer.drop_python_calls()
                 spec = _pieces_spec(result, tracer)
             else:
                 tracer.drop_barriers()

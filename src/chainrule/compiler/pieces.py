@@ -298,6 +298,14 @@ class Pieces(Observer):
             self._made.update(id(var) for var in event.outs)
             self.pos += 1
             return result
+        if event.info.get("python_only"):  # numbers in Python: it runs now, no stop
+            self.detach()
+            try:
+                result = fn(*args, **kwargs)
+            finally:
+                self.attach()
+            self.pos += 1
+            return result
         if pure:  # it gives the Python more than arrays: it runs now, as in eager mode
             if self._reads_pending((args, kwargs)):
                 self._diverge(f"{_label('call', fn)} on values not computed yet")

@@ -278,6 +278,13 @@ class Tracer(Observer):
         self._barrier(name, user_line())
         self.equations += after
 
+    def drop_python_calls(self) -> None:
+        """Remove the whole calls that change Python numbers only (``python_only``): a
+        record replayed in pieces runs them in the function's Python instead."""
+        self.equations = [
+            eq for eq in self.equations if not (eq.kind == "call" and eq.params.get("python_only"))
+        ]
+
     def drop_barriers(self) -> None:
         """Remove the "read" equations: a record that never went past a graph break replays
         whole, and its passes need not stop at them."""
@@ -358,6 +365,10 @@ class Tracer(Observer):
         name = getattr(fn, "__qualname__", repr(fn))
         eq = Equation("call", call, name, tuple(slots), {}, out_vars, self.phase)
         eq.params = {"fn": fn, "template": template, "pure": pure}  # verification compares
+        # Numbers in Python changed, no tensor given or made: in pieces the Python runs it.
+        python_only = getattr(fn, "python_only", False) and not slots and not outs
+        if python_only:
+            eq.params["python_only"] = True
         self._record(eq)
         if not self._nested:
             if shape is None and result is not None and not pure:
@@ -371,9 +382,9 @@ class Tracer(Observer):
                 self._barrier_before(where, name)
             alias = [next(j for j in range(i + 1) if outs[j] is outs[i]) for i in range(len(outs))]
             info = {"template": template, "shape": shape, "grad": grads, "python": python,
-                    "alias": alias, "pure": pure}  # fmt: skip
+                    "alias": alias, "pure": pure, "python_only": python_only}  # fmt: skip
             self._event("call", fn, tuple(slots), {}, out_vars, info, made)
-            if not pure:  # the Python after it sees its effects (a pure one has none)
+            if not pure and not python_only:  # the Python after it sees its effects
                 self._barrier(name, user_line(), call=True)
         return result
 

@@ -65,7 +65,7 @@ class LRScheduler:
         """The lrs for the epoch ``last_epoch`` has just become (subclasses define it)."""
         raise NotImplementedError(f"{type(self).__name__}: define get_lr")
 
-    @replayed_whole
+    @replayed_whole(python=True)  # numbers only: the optimizer's next step reads them
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch and write the new lr into every parameter group.
 

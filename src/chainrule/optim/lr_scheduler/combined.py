@@ -113,7 +113,7 @@ class SequentialLR(_Composite):
             return [leaf for inner in scheduler._schedulers for leaf in SequentialLR._all(inner)]
         return [scheduler] if hasattr(scheduler, "last_epoch") else []
 
-    @replayed_whole
+    @replayed_whole(python=True)  # numbers only: the optimizer's next step reads them
     def step(self) -> None:  # type: ignore[override]
         """Advance one epoch with the scheduler whose turn it is."""
         self.last_epoch += 1
@@ -155,7 +155,7 @@ class ChainedScheduler(_Composite):
         self.optimizer = optimizer
         self._last_lr = [group["lr"] for group in optimizer.param_groups]
 
-    @replayed_whole
+    @replayed_whole(python=True)  # numbers only: the optimizer's next step reads them
     def step(self) -> None:  # type: ignore[override]
         """Step each scheduler in order."""
         for scheduler in self._schedulers:

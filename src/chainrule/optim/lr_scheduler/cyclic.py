@@ -213,7 +213,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         cosine = 1 + math.cos(math.pi * self.T_cur / self.T_i)
         return [self.eta_min + (base - self.eta_min) * cosine / 2 for base in self.base_lrs]
 
-    @replayed_whole
+    @replayed_whole(python=True)  # numbers only: the optimizer's next step reads them
     def step(self, epoch: float | None = None) -> None:
         """Advance one epoch, or go to ``epoch`` (fractional allowed: ``epoch + i / iters``)."""
         self._step_count += 1

@@ -78,7 +78,7 @@ class ReduceLROnPlateau:
             return value > self.best * (self.threshold + 1.0)
         return value > self.best + self.threshold
 
-    @replayed_whole
+    @replayed_whole(python=True)  # numbers only: the optimizer's next step reads them
     def step(self, metrics: float, epoch: int | None = None) -> None:
         """Record this epoch's metric (a number or a one-element Tensor) and maybe reduce."""
         current = float(metrics)
