@@ -36,7 +36,7 @@ from ..graph import Node, edge_of, state, user_line
 from ..observe import PLAIN, Observer
 from ..signatures import TRANSLATED, translate
 from .program import RESULT_BACKWARD, Equation, Var
-from .update import record_step
+from .update import run_step
 
 
 class InputEdge(Node):
@@ -389,32 +389,13 @@ class Tracer(Observer):
         return result
 
     def run_update(self, fn, args: tuple, kwargs: dict):
-        """An optimizer's step: its update recorded as equations (`compiler.update`), after one
-        call that gives them the step's numbers at each replay; an optimizer whose update is
-        not written for that (``records_update``), or a step with a closure, is a whole call.
-        The Python after it sees its effects: a read, as after a whole call."""
-        optimizer = args[0]
+        """An optimizer's step: its update recorded as equations (`update.run_step`), unless
+        the optimizer's update is not written for that (``records_update``) or a closure is
+        given: then a whole call."""
         closure = args[1] if len(args) > 1 else kwargs.get("closure")
-        if (
-            not self.recording()
-            or closure is not None
-            or not getattr(optimizer, "records_update", False)
-        ):
+        if not self.recording() or closure is not None or not args[0].records_update:
             return self.run_whole(fn, args, kwargs, False)
-        name = f"{type(optimizer).__name__}.step"
-        template = _template((args, kwargs), self, [])
-        self._nested += 1
-        try:
-            record_step(self, optimizer, name, template, fn)
-        finally:
-            self._nested -= 1
-        self.checks.append((optimizer.update_guard, optimizer.update_guard()))
-        if not self._nested:
-            info = {"template": template, "shape": None, "grad": [], "python": False,
-                    "alias": [], "pure": False}  # fmt: skip
-            self._event("call", fn, (), {}, (), info)
-            self._barrier(name, user_line(), call=True)
-        return None
+        return run_step(self, fn, args, _template((args, kwargs), self, []))
 
     def inplace_begins(self, write, tensor: Tensor, op, other, name: str) -> None:
         """An in-place op: an "inplace" event before those of its op and its writes (a

@@ -2,10 +2,10 @@
 each formula runs three ways.
 
 - `NUMPY` (eager mode) computes with NumPy, in place where the formula says so.
-- A compiler's tracer passes a recording `Arithmetic` (`chainrule.compiler.update`), which
-  computes the same values and records each line as an equation of the program; the numbers
-  the formula takes from Python (``lr``, ``1 - β2``, the bias corrections of step ``t``)
-  become the program's inputs.
+- `Recording` computes the same values and tells a compiler's recorder each line
+  (`chainrule.compiler.update`), which makes it an equation of the program; the numbers the
+  formula takes from Python (``lr``, ``1 - β2``, the bias corrections of step ``t``) become
+  the program's inputs.
 - At each replay, `Collector` runs the formula's Python again without touching an array: it
   only gathers those numbers, in order, so that step counts, schedulers and hyperparameters
   changed since the record are the program's at every call.
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GraphError
+from ..ops import elementwise
 
 Operand = Any  # an array, a number, or what a recording or collecting `Arithmetic` gives back
 
@@ -173,4 +174,65 @@ for _name in OPERATIONS:
     setattr(Collector, _name, _collecting(_name))
 
 
-__all__ = ["NUMPY", "OPERATIONS", "Arithmetic", "Collector", "is_number"]
+#: The op row each operation is recorded as (in place or not; ``assign_`` is no op).
+ROWS = {"add": elementwise.add, "sub": elementwise.sub, "mul": elementwise.mul,
+        "div": elementwise.div, "maximum": elementwise.maximum, "sqrt": elementwise.sqrt,
+        "abs": elementwise.abs, "neg": elementwise.neg}  # fmt: skip
+
+
+class Recording(Arithmetic):
+    """Eager arithmetic that tells ``sink`` (a compiler's recorder) each operation: its op
+    row, its operands, its result and the array it changed in place (``into``), and ``called``
+    the operations' names, in order (what `Collector` checks at each replay)."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.called: list[str] = []
+
+    def begin(self, param: Any, state: dict) -> None:
+        self.sink.begin(param, state)
+
+    def end(self) -> None:
+        self.sink.end()
+
+    def _new(self, name: str, operands: tuple) -> np.ndarray:
+        result = getattr(NUMPY, name)(*operands)
+        self.called.append(name)
+        self.sink.record(ROWS[name], operands, result, None)
+        return result
+
+    def _in_place(self, name: str, target: np.ndarray, b: Any) -> np.ndarray:
+        self.called.append(f"{name}_")
+        # Told before the eager line changes ``target``: the operands are their values now.
+        self.sink.record(ROWS[name], (target, b), target, target)
+        return getattr(NUMPY, f"{name}_")(target, b)
+
+    def assign_(self, target: Any, b: Any) -> Any:
+        self.called.append("assign_")
+        self.sink.assign(target, b)
+        return NUMPY.assign_(target, b)
+
+
+def _recording(name: str):
+    if name.endswith("_"):
+
+        def operation(self, target, b):
+            return self._in_place(name[:-1], target, b)
+    else:
+
+        def operation(self, *operands):
+            return self._new(name, operands)
+
+    operation.__name__ = name
+    operation.__doc__ = f"{getattr(Arithmetic, name).__doc__} Recorded."
+    return operation
+
+
+for _name in OPERATIONS:
+    if _name != "assign_":
+        setattr(Recording, _name, _recording(_name))
+
+
+__all__ = [
+    "NUMPY", "OPERATIONS", "ROWS", "Arithmetic", "Collector", "Recording", "is_number",
+]  # fmt: skip

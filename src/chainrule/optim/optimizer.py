@@ -22,7 +22,7 @@ from ..autograd import enable_grad
 from ..errors import DomainError, DTypeError, ShapeError, fmt_shape
 from ..nn.modules.module import zero_grads
 from ..observe import recorded_update
-from .arithmetic import NUMPY, Arithmetic
+from .arithmetic import NUMPY, Arithmetic, Collector, Recording
 
 #: What an optimizer takes as ``params``: tensors, dicts (one group each) or (name, tensor) pairs.
 Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
@@ -168,6 +168,24 @@ class Optimizer:
                     item.step(self, group, step)
                 else:
                     self._step_one(item, group, step, arith)
+
+    def record_update(self, sink: Any) -> tuple[str, ...]:
+        """`step`'s update (no closure), told line by line to ``sink``, a compiler's recorder
+        (`chainrule.optim.arithmetic.Recording`); returns the operations' names, in order."""
+        arith = Recording(sink)
+        self.apply_update(arith)
+        return tuple(arith.called)
+
+    def collect_numbers(self, expected: tuple[str, ...]) -> tuple:
+        """The numbers the update's formulas take from Python now (``lr``, this step's bias
+        corrections), in order, as `step` would use them; the step counts advance as a step
+        does, and no array changes. A compiled step calls it at each replay; ``expected``:
+        the operations its record has (another branch raises `GraphError`)."""
+        collector = Collector(expected, f"{self._name}.step")
+        self.apply_update(collector)
+        if len(collector.called) != len(expected):
+            collector._note("the end", ())  # raises: the record has more
+        return tuple(collector.numbers)
 
     #: Whether `_update` is written with its ``arith`` alone (no NumPy of its own, no branch
     #: on array values), so that a compiler records the update as equations (`apply_update`).
