@@ -252,7 +252,11 @@ def plan_memory(program: Program) -> Program:
         if in_place:
             release(i)
         if eq.kind == "fused":
-            planned = [assign(v) if _plannable_output(eq, v) else None for v in eq.outs]
+            into = eq.into or (None,) * len(eq.outs)
+            planned = [
+                assign(v) if _plannable_output(eq, v) and t is None else None
+                for v, t in zip(eq.outs, into)
+            ]
             eq.buffer = tuple(planned) if any(b is not None for b in planned) else None
         elif _plannable(eq):
             eq.buffer = assign(eq.outs[0])
@@ -322,7 +326,7 @@ def write_in_place(program: Program) -> Program:
     line eager mode runs (``exp_avg *= β1``), recovered from the record's functional form."""
     equations = program.equations
     roots = _roots(program)
-    made = {eq.outs[0]: i for i, eq in enumerate(equations) if eq.kind == "op" and eq.outs}
+    made = {v: i for i, eq in enumerate(equations) if eq.kind in ("op", "fused") for v in eq.outs}
     readers: dict[Var, list[int]] = {}
     for i, eq in enumerate(equations):
         for v in eq.inputs():
@@ -337,7 +341,10 @@ def write_in_place(program: Program) -> Program:
         if i is None or value in outputs or target.kind not in ("state", "temp"):
             continue
         eq = equations[i]
-        if not (_plannable(eq) and eq.fn.kind in ("elementwise", "comparison")):
+        if eq.kind == "fused":
+            if not _writes_elementwise(eq):
+                continue
+        elif not (_plannable(eq) and eq.fn.kind in ("elementwise", "comparison")):
             continue
         if (value.shape, value.dtype) != (target.shape, target.dtype):
             continue
@@ -351,10 +358,26 @@ def write_in_place(program: Program) -> Program:
             for other in between
         ):
             continue
-        eq.into = target
+        if eq.kind == "fused":
+            into = list(eq.into or (None,) * len(eq.outs))
+            into[eq.outs.index(value)] = target
+            eq.into = tuple(into)
+        else:
+            eq.into = target
         dropped.add(w)
     kept = [eq for i, eq in enumerate(equations) if i not in dropped]
     return _replaced(program, kept, {})
+
+
+def _writes_elementwise(eq: Equation) -> bool:
+    """Whether a fused equation's kernel reads each element's inputs before it writes that
+    element's outputs and no other element's (one element at a time: no row reduced), so an
+    output may be the array of one of its inputs."""
+    group = eq.fn
+    return not group.rows and all(
+        m.fn.kind in ("elementwise", "comparison") and m.outs[0].shape == group.shape
+        for m in group.members
+    )
 
 
 def _plannable(eq: Equation) -> bool:

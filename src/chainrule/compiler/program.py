@@ -92,7 +92,9 @@ class Equation:
         self.promote = self.scalar = self.alias = False
         self.buffer: int | None = None  # the memory plan's buffer its ufunc writes into
         self.c_order = False  # its result was C-contiguous when recorded
-        self.into: Var | None = None  # the array its ufunc writes its result into, in place
+        #: The array its ufunc writes its result into, in place (for a "fused" one, a tuple
+        #: of them, one per output, None where it has none).
+        self.into: Any = None
 
     def inputs(self) -> list[Var]:
         """The Vars it reads, in ``ins`` and ``params`` (inside tuples too)."""
@@ -121,7 +123,10 @@ class Equation:
         call = f"{self.name}({', '.join(args)})"
         if self.kind == "fused":  # the members below, indented
             members = "".join(f"\n      | {member}" for member in self.fn.members)
-            return f"{', '.join(f'{v.name}:{v.type}' for v in self.outs)} = {call}{members}"
+            into = ", ".join(f"{v} into {t}" for v, t in zip(self.outs, self.into or ()) if t)
+            into = f"  # {into}" if into else ""
+            outs = ", ".join(f"{v.name}:{v.type}" for v in self.outs)
+            return f"{outs} = {call}{into}{members}"
         if not self.outs:
             return call
         into = f"  # into {self.into}" if self.into is not None else ""
@@ -346,13 +351,18 @@ class Program:
                 fn = bind(group.kernel, f"fused_{eq.outs[0].name}", exact=True)
                 outs = "".join(f"{v.name}, " for v in eq.outs)
                 args = group.arguments(args, ordered) + [bind(w, "W") for w in group.scratch]
-                if eq.buffer is not None:  # the memory plan's arrays, None where it has none
+                if eq.buffer is not None or eq.into is not None:
+                    # the memory plan's arrays, or the arrays written in place; None elsewhere
                     planned = ""
-                    for v, b in zip(eq.outs, eq.buffer):
+                    buffers = eq.buffer or (None,) * len(eq.outs)
+                    for v, b, t in zip(eq.outs, buffers, eq.into or (None,) * len(eq.outs)):
                         if b is not None and f"B{b}" not in bound:
                             bound[f"B{b}"] = np.empty(v.shape, v.dtype)
                         row = "[..., 0]" if group.is_row(v) else ""  # given without that axis
-                        planned += "None, " if b is None else f"B{b}{row}, "
+                        if t is not None:
+                            planned += f"{t.name}, "
+                        else:
+                            planned += "None, " if b is None else f"B{b}{row}, "
                     args.append(f"out=({planned})")
                 lines.append(f"    {outs if len(eq.outs) > 1 else eq.outs[0].name} = "
                              f"{fn}({', '.join(args)})")  # fmt: skip

@@ -26,11 +26,6 @@ from ..ops import elementwise
 Operand = Any  # an array, a number, or what a recording or collecting `Arithmetic` gives back
 
 
-def is_number(value: Any) -> bool:
-    """Whether an operand is a number from Python (an input of the program when recorded)."""
-    return type(value) in (int, float) or isinstance(value, np.floating)
-
-
 def _array(value: Any) -> np.ndarray:
     """``value`` as an array: NumPy gives a scalar for a 0-d operation, and the formula may
     then change it in place."""
@@ -132,38 +127,43 @@ OPERATIONS = {
 
 class Collector(Arithmetic):
     """The formula's Python without its arrays: gathers, in order, the numbers it passes to
-    operations (``numbers``), checking that it calls the operations the record has
-    (``expected``, a tuple of names; None: note them in ``called``)."""
+    operations (``numbers``) and the operations' names (``called``); `check` compares those
+    with the record's."""
 
-    def __init__(self, expected: tuple | None = None, owner: str = "step") -> None:
+    def __init__(self) -> None:
         self.numbers: list[float] = []
         self.called: list[str] = []
-        self.expected, self.owner = expected, owner
 
-    def _note(self, name: str, operands: tuple) -> Any:
-        called, expected = self.called, self.expected
-        if expected is not None:
-            position = len(called)
-            if position >= len(expected) or expected[position] != name:
-                recorded = expected[position] if position < len(expected) else "nothing more"
-                raise GraphError(
-                    f"compiled {self.owner}: the update ran {name} where the record has "
-                    f"{recorded} (the optimizer's formula took another branch than when it was "
-                    "recorded); compile the step again or run it uncompiled"
-                )
-        called.append(name)
-        for value in operands:  # at each replay of a step: kept short
-            kind = type(value)
-            if kind is float or kind is int:
-                self.numbers.append(value)
-            elif kind is not np.ndarray and isinstance(value, np.floating):
-                self.numbers.append(float(value))
-        return operands[0] if name[-1] == "_" else _NOTHING
+    def check(self, expected: tuple[str, ...], owner: str) -> None:
+        """Raise `GraphError` unless the formulas called the operations ``expected`` (the
+        record's), in order: another branch, taken where the guards did not see it."""
+        called = self.called
+        if len(called) == len(expected) and tuple(called) == expected:
+            return
+        at = next((i for i, (a, b) in enumerate(zip(called, expected)) if a != b), None)
+        at = min(len(called), len(expected)) if at is None else at
+        ran = called[at] if at < len(called) else "nothing more"
+        recorded = expected[at] if at < len(expected) else "nothing more"
+        raise GraphError(
+            f"compiled {owner}: the update ran {ran} where the record has {recorded} (the "
+            "optimizer's formula took another branch than when it was recorded); compile the "
+            "step again or run it uncompiled"
+        )
 
 
 def _collecting(name: str):
+    in_place = name.endswith("_")
+
+    # At each replay of a compiled step, for every line of every parameter's update: short.
     def operation(self, *operands):
-        return self._note(name, operands)
+        self.called.append(name)
+        for value in operands:
+            kind = type(value)
+            if kind is float or kind is int:
+                self.numbers.append(value)
+            elif kind is np.float64 or kind is np.float32:
+                self.numbers.append(float(value))
+        return operands[0] if in_place else _NOTHING
 
     operation.__name__ = name
     operation.__doc__ = f"Note {name} and its numbers; compute nothing."
@@ -234,5 +234,5 @@ for _name in OPERATIONS:
 
 
 __all__ = [
-    "NUMPY", "OPERATIONS", "ROWS", "Arithmetic", "Collector", "Recording", "is_number",
+    "NUMPY", "OPERATIONS", "ROWS", "Arithmetic", "Collector", "Recording",
 ]  # fmt: skip

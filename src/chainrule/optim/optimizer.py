@@ -32,6 +32,12 @@ Params = Iterable[Tensor] | Iterable[dict] | Iterable[tuple[str, Tensor]]
 _lerp_ = NUMPY.lerp_
 
 
+def _numbers_of(state: dict) -> tuple:
+    """A parameter's state as its formulas' numbers see it: its numbers (step counts), and
+    which entries are tensors."""
+    return tuple((key, None if isinstance(v, Tensor) else v) for key, v in state.items())
+
+
 def _branches(value: Any) -> Any:
     """What a formula's branch may ask of a hyperparameter: a flag or a string itself; of a
     number, whether it is 0 and whether it is over 0.5; of a tuple, that of each item."""
@@ -181,14 +187,35 @@ class Optimizer:
         corrections), in order, as `step` would use them; the step counts advance as a step
         does, and no array changes. A compiled step calls it at each replay; ``expected``:
         the operations its record has (another branch raises `GraphError`)."""
-        collector = Collector(expected, f"{self._name}.step")
-        self.apply_update(collector)
-        if len(collector.called) != len(expected):
-            collector._note("the end", ())  # raises: the record has more
-        return tuple(collector.numbers)
+        collector = Collector()
+        step = f"{self._name}.step"
+        numbers, called = collector.numbers, collector.called
+        # A parameter of a group whose step counts (its state's numbers) are another's gets the
+        # same numbers and the same new counts: its formulas run once, not for each.
+        done: dict[tuple, tuple] = {}
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                key = (id(group), *_numbers_of(state))
+                known = done.get(key)
+                if known is not None:
+                    numbers += known[0]
+                    called += known[1]
+                    state.update(known[2])
+                    param._version_counter.bump(step)
+                    continue
+                start, begun = len(numbers), len(called)
+                self._step_one(param, group, step, collector)
+                after = {k: v for k, v in state.items() if not isinstance(v, Tensor)}
+                done[key] = (numbers[start:], called[begun:], after)
+        collector.check(expected, step)
+        return tuple(numbers)
 
     #: Whether `_update` is written with its ``arith`` alone (no NumPy of its own, no branch
-    #: on array values), so that a compiler records the update as equations (`apply_update`).
+    #: on array values, numbers made from the group and the state's numbers alone, never from
+    #: an array's shape), so that a compiler records the update as equations (`apply_update`).
     records_update: bool = False
 
     def update_guard(self) -> tuple:
