@@ -2,6 +2,8 @@
 fused replay gives eager's values and gradients within the documented tolerance; the disk
 cache; and the NumPy replay, bit for bit, where Numba cannot be imported."""
 
+import hashlib
+import inspect
 import os
 import subprocess
 import sys
@@ -231,6 +233,15 @@ def test_identical_groups_share_one_kernel():
     first, second = [eq.fn for eq in program.equations if eq.kind == "fused"]
     assert first.source() == second.source() and first.kernel is second.kernel
     assert backend_numba.cache_dir() == Path(os.environ["CHAINRULE_CACHE"])
+
+
+def test_a_kernel_names_the_source_of_each_rows_scalar_form_it_calls():
+    # Numba's disk cache is keyed by the kernel's file: a changed row must change the file.
+    program = _fused(lambda x: (x * 2).relu() + 1, cr.ones(3))
+    (group,) = [eq.fn for eq in program.equations if eq.kind == "fused"]
+    relu = next(m.fn for m in group.members if m.name == "relu")
+    digest = hashlib.sha256(inspect.getsource(relu.scalar).encode()).hexdigest()[:12]
+    assert f"numba.njit(REGISTRY['relu'].scalar)  # {digest}" in group.source()
 
 
 @pytest.mark.parametrize("rows", [6, 64])

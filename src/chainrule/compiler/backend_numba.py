@@ -426,8 +426,14 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
     rows_helpers = {row: helper for row, helper in helpers.items() if not row.startswith("<")}
     if rows_helpers:
         lines += ["from chainrule.ops import REGISTRY", ""]
+        scalars = {m.fn.name: m.fn.scalar for m in members if m.fn.name in rows_helpers}
         for row, helper in rows_helpers.items():
-            lines.append(f"{helper} = numba.njit(REGISTRY[{row!r}].scalar)")
+            # the row's own source hash: the kernel's file (Numba's cache key) changes with it
+            try:
+                known = f"  # {_source_hash(scalars[row])}"
+            except (KeyError, OSError, TypeError):  # no Python source to hash (a builtin)
+                known = ""
+            lines.append(f"{helper} = numba.njit(REGISTRY[{row!r}].scalar){known}")
         lines.append("")
     if scratch:
         # block_sum's own source hash: the kernel's file (Numba's cache key) changes with it
