@@ -504,3 +504,37 @@ def test_a_compiled_call_inside_a_profile_replays_as_one_span():
     assert step.stats == {"traced": 2, "replayed": 2, "eager": 0}
     assert [event.name for event in prof.events()] == ["compiled step"] * 4
     assert w.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    ("parts", "assembled"),
+    [
+        (lambda t: t.split(2, dim=-1), True),  # q, k, v of an attention's projection
+        (lambda t: (t[1:, 1:3], t[1:, 4:], t[0]), True),  # a row, and slices of the others
+        (lambda t: (t[:, :4], t[:, 2:]), False),  # overlapping: summed as recorded
+    ],
+    ids=["split", "apart", "overlapping"],
+)
+def test_gradients_of_slices_apart_are_assembled_into_one_array(parts, assembled):
+    def step(x, w):
+        y = x @ w
+        total = sum(((p * (k + 1)) ** 2).sum() for k, p in enumerate(parts(y)))
+        total.backward()
+        return total.detach()
+
+    rng = np.random.default_rng(0)
+    runs = []
+    for compiled in (False, True):
+        x = cr.tensor(rng.normal(size=(3, 4)), requires_grad=True)
+        w = cr.tensor(rng.normal(size=(4, 6)), requires_grad=True)
+        fn = cr.compile(step, backend="numpy") if compiled else step
+        values = [fn(x, w).item() for _ in range(3)]
+        runs.append((values, x.grad.numpy().copy(), w.grad.numpy().copy(), fn))
+        rng = np.random.default_rng(0)
+    (values, xg, wg, _), (cvalues, cxg, cwg, fn) = runs
+    assert cvalues == values
+    np.testing.assert_array_equal(cxg, xg)
+    np.testing.assert_array_equal(cwg, wg)
+    text = str(fn.program)
+    assert ("assemble_slices" in text) is assembled
+    assert ("getitem_backward" in text) is not assembled

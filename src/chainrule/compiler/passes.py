@@ -9,6 +9,7 @@ merged, folded or reused.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -319,6 +320,98 @@ def deliver_directly(program: Program) -> Program:
     return _replaced(program, [eq for eq in kept if eq is not None], {})
 
 
+def assemble_slices(program: Program) -> Program:
+    """Where the gradients of disjoint basic slices of one array are summed (the backward of
+    ``q, k, v = qkv.split(d, dim=-1)``: three getitem_backward equations, each zeros with one
+    slice written, and the adds of their results), make the sum one equation that writes
+    each slice into one array of zeros: the same numbers (nothing overlaps, so each element
+    is one slice's value or 0), one array made instead of five."""
+    equations = program.equations
+    made = {eq.outs[0]: i for i, eq in enumerate(equations) if eq.kind == "op" and eq.outs}
+    reads: dict[Var, int] = {}
+    for eq in equations:
+        for v in eq.inputs():
+            reads[v] = reads.get(v, 0) + 1
+    for v in program.outputs + program.split()[2]:
+        reads[v] = reads.get(v, 0) + 1
+    done: set[int] = set()
+    replaced: dict[int, Equation] = {}
+
+    def leaves(var: Var, tree: list[int]) -> list[int] | None:
+        """The getitem_backward equations summed into ``var`` (only there), or None."""
+        i = made.get(var)
+        if i is None or i in done or reads.get(var) != 1:
+            return None
+        eq = equations[i]
+        if eq.name == "getitem_backward" and _basic_ranges(eq) is not None:
+            tree.append(i)
+            return [i]
+        if eq.name != "add" or eq.params or not all(isinstance(v, Var) for v in eq.ins):
+            return None
+        found = [leaves(v, tree) for v in eq.ins]
+        if any(f is None for f in found):
+            return None
+        tree.append(i)
+        return found[0] + found[1]
+
+    for r in range(len(equations) - 1, -1, -1):
+        root = equations[r]
+        if r in done or root.kind != "op" or root.name != "add" or root.params:
+            continue
+        tree: list[int] = []
+        found = [leaves(v, tree) if isinstance(v, Var) else None for v in root.ins]
+        if any(f is None for f in found):
+            continue
+        parts = [equations[i] for i in found[0] + found[1]]
+        out = root.outs[0]
+        if any((p.outs[0].shape, p.outs[0].dtype) != (out.shape, out.dtype) for p in parts):
+            continue
+        ranges = [_basic_ranges(p) for p in parts]
+        if not all(_apart(a, b) for k, a in enumerate(ranges) for b in ranges[k + 1 :]):
+            continue
+        indexes = tuple(p.params["index"] for p in parts)
+        fn = functools.partial(_assemble, out.shape, out.dtype, indexes)
+        call = Equation("call", fn, "assemble_slices", tuple(p.ins[0] for p in parts),
+                        {"fn": _assemble, "pure": True}, (out,), root.phase)  # fmt: skip
+        done.update(tree)
+        done.add(r)
+        replaced[r] = call
+    kept = [replaced.get(i, eq) for i, eq in enumerate(equations) if i not in done or i in replaced]
+    return _replaced(program, kept, {})
+
+
+def _assemble(shape: tuple, dtype, indexes: tuple, *grads: np.ndarray) -> tuple:
+    """Zeros of ``shape`` with each of ``grads`` written at its basic index."""
+    out = np.zeros(shape, dtype)
+    for index, g in zip(indexes, grads):
+        out[index] = g
+    return (out,)
+
+
+def _basic_ranges(eq: Equation) -> list | None:
+    """The [start, stop) of a getitem_backward's index on each axis (a slice of step 1 or an
+    int on each), or None for another index."""
+    shape, index = eq.params.get("shape"), eq.params.get("index")
+    if type(index) is not tuple or type(shape) is not tuple or len(index) > len(shape):
+        return None
+    ranges = []
+    for item, size in zip(index, shape):
+        if type(item) is int:
+            item = size + item if item < 0 else item
+            ranges.append((item, item + 1))
+        elif type(item) is slice and item.step in (None, 1):
+            start, stop, _ = item.indices(size)
+            ranges.append((start, max(start, stop)))
+        else:
+            return None
+    return ranges
+
+
+def _apart(a: list, b: list) -> bool:
+    """Whether two index ranges (`_basic_ranges`) share no element: apart on some axis."""
+    return any(x[1] <= y[0] or y[1] <= x[0] for x, y in zip(a, b))
+
+
 def write_in_place(program: Program) -> Program:
     """Where an elementwise ufunc's result is only written into an array (``T[...] = t``, an
     optimizer's new ``exp_avg``) and nothing reads that array's old values between the two,
@@ -402,6 +495,7 @@ PASSES: tuple[Callable[[Program], Program], ...] = (
     simplify,
     eliminate_common_subexpressions,
     eliminate_dead_code,
+    assemble_slices,
     own_gradients,
     deliver_directly,
     write_in_place,
@@ -418,7 +512,7 @@ def optimize(program: Program, passes: tuple = PASSES) -> Program:
 
 
 __all__ = [
-    "EFFECTS", "PASSES", "deliver_directly", "eliminate_common_subexpressions",
+    "EFFECTS", "assemble_slices", "PASSES", "deliver_directly", "eliminate_common_subexpressions",
     "eliminate_dead_code", "evaluate", "fold_constants", "mutated", "optimize",
     "own_gradients", "plan_memory", "simplify", "write_in_place",
 ]  # fmt: skip
