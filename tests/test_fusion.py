@@ -417,3 +417,25 @@ def test_a_float32_erf_in_a_kernel_is_eager_modes_within_1_ulp():
         apart = np.abs(got[finite].view(np.int32).astype(np.int64) - want[finite].view(np.int32))
         assert apart.max() <= 1 and np.array_equal(np.signbit(got), np.signbit(want))
     assert "_erf32" in compiled.program.equations[-1].fn.source()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_fused_softmax_keeps_eagers_nan_and_masked_rows(dtype):
+    # its row maximum is a vectorized loop that assumes no nan: a row with one is all nan
+    # whatever that maximum, as eager's; a row masked whole is nan too, as eager's
+    x = np.random.default_rng(3).normal(size=(4, 6, 16)).astype(dtype)
+    x[0, 1, 3] = np.nan
+    x[2, 0, 5] = np.inf
+    mask = np.zeros((6, 16), dtype)
+    mask[4] = -np.inf
+    mask[5, ::2] = -np.inf
+
+    def fn(a, m):
+        return F.softmax(a * 0.5 + m, -1)
+
+    compiled = cr.compile(fn)
+    got = [compiled(cr.tensor(x), cr.tensor(mask)).numpy() for _ in range(3)][-1]
+    want = fn(cr.tensor(x), cr.tensor(mask)).numpy()
+    assert any("softmax" in group for group in _groups(compiled.program))
+    assert np.isnan(got[0, 1]).all() and np.isnan(got[:, 4]).all()
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, atol=0, equal_nan=True)

@@ -203,6 +203,18 @@ def _pairwise(row: str, start: int, n: int) -> str:
 #: with |r| <= ln 2 / 2, exp(r) by its Taylor series to r**10 (error under 3e-13), times 2**k
 #: made from its bits, then rounded once: correctly rounded on 2.1 million float32 inputs
 #: checked (NumPy's own float32 exp is within 2 ulp of that).
+#: The largest element of a row (a softmax's shift), as a loop the compiler vectorizes: with
+#: no nan assumed (``nnan``), the reduction may take any order. A row holding a nan gets some
+#: value here, but its softmax is all nan whatever the shift (its sum is nan), as eager's.
+ROWMAX = """
+@numba.njit(fastmath={"nnan", "nsz"}, inline="never")
+def _rowmax(w, n):
+    m = w[0]
+    for i in range(1, n):
+        m = max(m, w[i])
+    return m
+"""
+
 EXP32 = """
 from numba.core import types as _types
 from numba.extending import intrinsic as _intrinsic
@@ -361,24 +373,26 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
     for j, eq in enumerate(members):
         out = eq.outs[0]
         if eq.name == "softmax":
-            # as eager's: e = exp(x - max), e / sum(e); the row's maximum keeps a nan
+            # as eager's: e = exp(x - max), e / sum(e); x goes to the scratch row, whose
+            # maximum a vectorized loop finds (`ROWMAX`), and e replaces it there
             x, w = eq.ins[0], scratch[eq.ins[0].dtype]
             dtype, n = _np_name(x.dtype), shape[-1]
-            rows.lines.append(f"m{j} = np.{dtype}(-np.inf)")
-            rows.loop([x], [f"m{j} = {rows.names[x]} if ({rows.names[x]} > m{j} or "
-                            f"{rows.names[x]} != {rows.names[x]}) else m{j}"])  # fmt: skip
+            rows.loop([x], [f"{w}[i] = {rows.names[x]}"])
+            helpers["<rowmax>"] = "_rowmax"
+            rows.lines.append(f"m{j} = _rowmax({w}, n)")
             exp = "_exp32" if x.dtype == np.float32 else "np.exp"
             if exp == "_exp32":
                 helpers["<exp32>"] = "_exp32"
-            shifted = f"{exp}(np.{dtype}({rows.names[x]} - m{j}))"
+            shifted = f"{exp}(np.{dtype}({w}[i] - m{j}))"
             if out in outs:  # e goes to the output, divided there by the last loop
                 k = outs.index(out)
-                rows.loop([x], [f"e = {shifted}", f"o{k}[i] = e", f"{w}[i] = e"])
+                rows.loop([], [f"e = {shifted}", f"o{k}[i] = e", f"{w}[i] = e"])
                 source = f"np.{dtype}(o{k}[i] / s{j})"
                 reads = []
-            else:  # computed again
-                rows.loop([x], [f"{w}[i] = {shifted}"])
-                source, reads = f"np.{dtype}({shifted} / s{j})", [x]
+            else:  # computed again from x
+                rows.loop([], [f"{w}[i] = {shifted}"])
+                again = f"{exp}(np.{dtype}({rows.names[x]} - m{j}))"
+                source, reads = f"np.{dtype}({again} / s{j})", [x]
             rows.lines.append(f"s{j} = {_pairwise(w, 0, n)}")
             rows.element(out, f"v{j}", source, reads)
             continue
@@ -421,6 +435,8 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
     lines = ["import math", "", "import numba", "import numpy as np", ""]
     if "<exp32>" in helpers:
         lines += [EXP32.strip(), "", ""]
+    if "<rowmax>" in helpers:
+        lines += [ROWMAX.strip(), "", ""]
     if "<erf32>" in helpers:
         lines += [erf32_source().strip(), "", ""]
     rows_helpers = {row: helper for row, helper in helpers.items() if not row.startswith("<")}
@@ -495,6 +511,6 @@ def kernel(source: str) -> Any:
     return found
 
 
-__all__ = ["COUNTS", "EXP32", "NUMBA_TYPES", "ROWS_FROM", "available", "block_sum", "cache_dir",
-           "ROW_OPS", "erf32_source", "kernel", "kernel_source", "row_core", "spans", "summed",
-           "supports"]  # fmt: skip
+__all__ = ["COUNTS", "EXP32", "NUMBA_TYPES", "ROWMAX", "ROWS_FROM", "available", "block_sum",
+           "cache_dir", "ROW_OPS", "erf32_source", "kernel", "kernel_source", "row_core", "spans",
+           "summed", "supports"]  # fmt: skip
