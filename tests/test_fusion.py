@@ -420,7 +420,8 @@ def test_a_float32_erf_in_a_kernel_is_eager_modes_within_1_ulp():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_fused_softmax_keeps_eagers_nan_and_masked_rows(dtype):
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_a_fused_softmax_keeps_eagers_nan_and_masked_rows(dtype, name):
     # its row maximum is a vectorized loop that assumes no nan: a row with one is all nan
     # whatever that maximum, as eager's; a row masked whole is nan too, as eager's
     x = np.random.default_rng(3).normal(size=(4, 6, 16)).astype(dtype)
@@ -431,11 +432,47 @@ def test_a_fused_softmax_keeps_eagers_nan_and_masked_rows(dtype):
     mask[5, ::2] = -np.inf
 
     def fn(a, m):
-        return F.softmax(a * 0.5 + m, -1)
+        return getattr(F, name)(a * 0.5 + m, -1)
 
     compiled = cr.compile(fn)
     got = [compiled(cr.tensor(x), cr.tensor(mask)).numpy() for _ in range(3)][-1]
     want = fn(cr.tensor(x), cr.tensor(mask)).numpy()
-    assert any("softmax" in group for group in _groups(compiled.program))
+    assert any(name in group for group in _groups(compiled.program))
     assert np.isnan(got[0, 1]).all() and np.isnan(got[:, 4]).all()
-    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, atol=0, equal_nan=True)
+    assert np.array_equal(np.isfinite(got), np.isfinite(want))  # the same nan and inf
+    eps = np.finfo(dtype).eps
+    # log_softmax: eager takes x - (log(sum) + max) for the whole batch here (an inf), the
+    # kernel (x - max) - log(sum) for its finite rows: within a few ulp of |x|
+    finite = np.abs(x[np.isfinite(x)] * 0.5)
+    bound = 8 * eps * finite.max() if name == "log_softmax" else 0
+    np.testing.assert_allclose(got, want, rtol=4 * eps, atol=bound, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_fused_cross_entropy_agrees_with_eager_and_pytorch(dtype, torch):
+    rng = np.random.default_rng(8)
+    logits = rng.normal(size=(512, 65)).astype(dtype) * 3
+    targets = rng.integers(0, 65, 512)
+
+    def step(x, t):
+        loss = F.cross_entropy(x * 1.5, t)
+        loss.backward()
+        return loss.detach()
+
+    compiled = cr.compile(step)
+    runs = []
+    for fn in (compiled, compiled, compiled, step):
+        x = cr.tensor(logits, requires_grad=True)
+        runs.append((fn(x, cr.tensor(targets)).item(), x.grad.numpy()))
+    assert any("log_softmax" in group for group in _groups(compiled.program))
+    eps = np.finfo(dtype).eps
+    (got, got_grad), (want, want_grad) = runs[2], runs[3]
+    np.testing.assert_allclose(got, want, rtol=16 * eps)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=0, atol=16 * eps * np.abs(want_grad).max())
+    t = torch.tensor(logits, requires_grad=True)
+    torch.nn.functional.cross_entropy(t * 1.5, torch.tensor(targets)).backward()
+    np.testing.assert_allclose(got, float(torch.nn.functional.cross_entropy(
+        torch.tensor(logits) * 1.5, torch.tensor(targets))), rtol=64 * eps)  # fmt: skip
+    np.testing.assert_allclose(
+        got_grad, t.grad.numpy(), rtol=0, atol=64 * eps * np.abs(want_grad).max()
+    )

@@ -130,7 +130,7 @@ ROWS_FROM = 4096
 
 #: The reductions over the last axis a kernel computes row by row (see
 #: `chainrule.compiler.fusion.reduces_rows`).
-ROW_OPS = ("sum", "layer_norm", "softmax")
+ROW_OPS = ("sum", "layer_norm", "softmax", "log_softmax")
 
 
 def row_core(members: list[Equation], shape: tuple) -> bool:
@@ -394,6 +394,30 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
                 again = f"{exp}(np.{dtype}({rows.names[x]} - m{j}))"
                 source, reads = f"np.{dtype}({again} / s{j})", [x]
             rows.lines.append(f"s{j} = {_pairwise(w, 0, n)}")
+            rows.element(out, f"v{j}", source, reads)
+            continue
+        if eq.name == "log_softmax":
+            # as eager's: (x - max) - log(sum(exp(x - max))); a row whose maximum is not
+            # finite is shifted by 0 instead (eager shifts every row so when one is not)
+            x, w = eq.ins[0], scratch[eq.ins[0].dtype]
+            dtype, n = _np_name(x.dtype), shape[-1]
+            rows.loop([x], [f"{w}[i] = {rows.names[x]}"])
+            helpers["<rowmax>"] = "_rowmax"
+            rows.lines.append(f"m{j} = _rowmax({w}, n)")
+            rows.lines.append(f"m{j} = m{j} if math.isfinite(m{j}) else np.{dtype}(0)")
+            exp = "_exp32" if x.dtype == np.float32 else "np.exp"
+            if exp == "_exp32":
+                helpers["<exp32>"] = "_exp32"
+            if out in outs:  # x - max goes to the output, less the log by the last loop
+                k = outs.index(out)
+                rows.loop([], [f"d = np.{dtype}({w}[i] - m{j})", f"o{k}[i] = d",
+                               f"{w}[i] = {exp}(d)"])  # fmt: skip
+                source, reads = f"np.{dtype}(o{k}[i] - l{j})", []
+            else:  # computed again from x
+                rows.loop([], [f"{w}[i] = {exp}(np.{dtype}({w}[i] - m{j}))"])
+                source = f"np.{dtype}(np.{dtype}({rows.names[x]} - m{j}) - l{j})"
+                reads = [x]
+            rows.lines.append(f"l{j} = np.log(np.{dtype}({_pairwise(w, 0, n)}))")
             rows.element(out, f"v{j}", source, reads)
             continue
         if eq.name == "sum" or eq.name == "layer_norm":

@@ -132,8 +132,8 @@ def fusable(eq: Equation) -> bool:
 
 def reduces_rows(eq: Equation) -> bool:
     """Whether ``eq`` is a reduction over the last axis that a kernel computes row by row: a
-    float sum over the last dim with ``keepdim=True``, softmax over the last dim, or layer
-    norm over the last dim (its weight and bias, if any, of that dim's size)."""
+    float sum over the last dim with ``keepdim=True``, softmax or log_softmax over the last
+    dim, or layer norm over the last dim (its weight and bias, if any, of that dim's size)."""
     if eq.kind != "op" or len(eq.outs) != 1 or eq.alias or eq.promote or eq.scalar or not eq.ins:
         return False
     x, out = eq.ins[0], eq.outs[0]
@@ -144,7 +144,7 @@ def reduces_rows(eq: Equation) -> bool:
     last = (len(x.shape) - 1,), (-1,)
     if eq.name == "sum" and len(eq.ins) == 1:
         return _dims(eq.params.get("dim")) in last and eq.params.get("keepdim") is True
-    if eq.name == "softmax" and len(eq.ins) == 1:
+    if eq.name in ("softmax", "log_softmax") and len(eq.ins) == 1:
         return _dims(eq.params.get("dim")) in last
     if eq.name == "layer_norm" and len(eq.ins) == 3:
         affine = all(
@@ -287,7 +287,9 @@ def _rewrite(program: Program, groups: list[_Group]) -> Program:
             continue
         # One op is a kernel of its own only where it reduces rows (layer norm: one pass
         # where NumPy makes several).
-        if len(positions) > 1 or any(m.name in ("layer_norm", "softmax") for m in members):
+        if len(positions) > 1 or any(
+            m.name in ("layer_norm", "softmax", "log_softmax") for m in members
+        ):
             group = FusedGroup(members, ins, outs)
             fused[positions[-1]] = Equation(
                 "fused", group, group.name, tuple(ins), {}, tuple(outs), members[-1].phase
