@@ -30,6 +30,8 @@ RECORDED = [
     ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.9, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01}),
     ("Adadelta", {"lr": 1.0, "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.01, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.01, "t0": 3.0}),  # its average moves from step 6 on: a branch
 ]
 IDS = [f"{name}-{'-'.join(options) or 'plain'}" for name, options in RECORDED]
 
@@ -90,6 +92,8 @@ def test_a_recorded_step_gives_eager_numbers_bit_for_bit(name, options):
         np.testing.assert_array_equal(p, q)
     first_step_differs = name == "SGD" and "momentum" in options  # its buffer starts as g
     replays = 3 if first_step_differs else 4
+    if name in ("RAdam", "ASGD"):  # a branch from step 6 on, recorded anew there
+        replays = 3  # RAdam rectifies; ASGD's average moves (mu < 1 after step t0 + 2)
     assert fn.stats == {"traced": 6 - replays, "replayed": replays, "eager": 0}
     text = str(fn.program)
     assert "call Optimizer.step(" not in text  # not a whole call: equations
@@ -198,14 +202,23 @@ def test_a_step_with_a_graph_break_replays_its_update_in_pieces():
     assert fn.stats == {"traced": 2, "replayed": 3, "eager": 0}
 
 
-@pytest.mark.parametrize(
-    ("name", "options"),
-    [("RAdam", {"lr": 0.01}), ("Rprop", {"lr": 0.01}), ("ASGD", {"lr": 0.01})],
-)
-def test_optimizers_whose_updates_branch_on_values_stay_whole_calls(name, options):
-    losses, params, _, _ = _train(name, options, compiled=False, steps=8)
-    compiled_losses, compiled_params, fn, opt = _train(name, options, compiled=True, steps=8)
-    assert compiled_losses == losses  # RAdam's rectification begins at step 6
+def test_radams_rectification_from_its_sixth_step_is_recorded_anew():
+    losses, params, _, _ = _train("RAdam", {"lr": 0.01}, compiled=False, steps=10)
+    compiled_losses, compiled_params, fn, opt = _train("RAdam", {"lr": 0.01}, True, steps=10)
+    assert compiled_losses == losses
+    for p, q in zip(params, compiled_params):
+        np.testing.assert_array_equal(p, q)
+    # steps 1-2 recorded (momentum alone), 3-5 replayed; at step 6 the guard (rho_t > 5)
+    # no longer holds: 6-7 recorded (rectified), 8-10 replayed
+    assert fn.stats == {"traced": 4, "replayed": 6, "eager": 0}
+    assert "sqrt" in str(fn.program)  # the rectified update's sqrt(v)
+
+
+@pytest.mark.parametrize("name", ["Rprop", "SparseAdam"])
+def test_optimizers_whose_updates_branch_on_values_stay_whole_calls(name):
+    losses, params, _, _ = _train(name, {"lr": 0.01}, compiled=False, steps=8)
+    compiled_losses, compiled_params, fn, opt = _train(name, {"lr": 0.01}, compiled=True, steps=8)
+    assert compiled_losses == losses
     assert not opt.records_update
     assert "call Optimizer.step()" in str(fn.program)
 

@@ -83,6 +83,8 @@ class StepRecorder:
         ):
             raise GraphError("compile: an optimizer's update assigns what the record cannot "
                              "follow (a number, or another shape or dtype)")  # fmt: skip
+        if id(target) not in self._now and id(target) not in self.tracer.vars:
+            self.tracer.var_of(self._owner(target))  # named, to be written at the end
         self._now[id(target)] = self._var(value, target)
         self._changed[id(target)] = target
 
@@ -127,6 +129,7 @@ def run_step(tracer, fn, args: tuple, template: Any) -> None:
     Python after it sees its effects: an event and a read, as after a whole call."""
     optimizer = args[0]
     name = f"{type(optimizer).__name__}.step"
+    guard = optimizer.update_guard()  # before the step: what its branches depend on
     start = len(tracer.equations)
     recorder = StepRecorder(tracer)
     tracer._nested += 1
@@ -143,7 +146,7 @@ def run_step(tracer, fn, args: tuple, template: Any) -> None:
     eq = Equation("call", numbers, f"{name} numbers", (), params, tuple(recorder.numbers),
                   tracer.phase)  # fmt: skip
     tracer.equations.insert(start, eq)
-    tracer.checks.append((optimizer.update_guard, optimizer.update_guard()))
+    tracer.checks.append((optimizer.update_guard, guard))
     if not tracer._nested:
         info = {"template": template, "shape": None, "grad": [], "python": False,
                 "alias": [], "pure": False}  # fmt: skip

@@ -251,6 +251,7 @@ class RAdam(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     def __init__(
         self,
@@ -293,17 +294,29 @@ class RAdam(Optimizer):
         step, exp_avg, exp_avg_sq = _moments(x, g, state, group, arith)
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
-        corrected = exp_avg / bias_correction1
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+        corrected = arith.div(exp_avg, bias_correction1)
+        rho_inf, rho_t = _rho(step, beta2)
         if rho_t > 5.0:
             rect = (
                 (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
             ) ** 0.5
-            adaptive = bias_correction2**0.5 / (np.sqrt(exp_avg_sq) + eps)
-            x -= corrected * lr * adaptive * rect
+            adaptive = arith.div(bias_correction2**0.5, arith.add(arith.sqrt(exp_avg_sq), eps))
+            arith.sub_(x, arith.mul(arith.mul(arith.mul(corrected, lr), adaptive), rect))
         else:
-            x -= corrected * lr
+            arith.sub_(x, arith.mul(corrected, lr))
+
+    def _state_branches(self, group: dict) -> tuple:
+        # whether the next step rectifies (rho_t > 5), per parameter: the sixth step does
+        beta2 = group["betas"][1]
+        return tuple(
+            _rho(self.state[p].get("step", 0) + 1, beta2)[1] > 5.0 for p in group["params"]
+        )
+
+
+def _rho(step: int, beta2: float) -> tuple[float, float]:
+    """RAdam's ``ρ∞`` and ``ρ_t`` at ``step``."""
+    rho_inf = 2 / (1 - beta2) - 1
+    return rho_inf, rho_inf - 2 * step * (beta2**step) / (1 - beta2**step)
 
 
 class Adamax(Optimizer):

@@ -30,6 +30,7 @@ class ASGD(Optimizer):
     """
 
     _update_is_elementwise = True
+    records_update = True
 
     _scalar_state = ("eta", "mu")
 
@@ -63,6 +64,10 @@ class ASGD(Optimizer):
     def _check_group(self, group: dict[str, Any]) -> None:
         self._check_non_negative(group, "lr", "weight_decay")
 
+    def _state_branches(self, group: dict) -> tuple:
+        # whether the average moves (mu != 1, from step t0 on) or copies the parameter
+        return tuple(self.state[p].get("mu", 1.0) != 1 for p in group["params"])
+
     def _update(
         self, x: np.ndarray, g: np.ndarray, state: dict, group: dict, arith: Arithmetic
     ) -> None:
@@ -74,14 +79,14 @@ class ASGD(Optimizer):
             state["ax"] = _zeros(x)
         state["step"] += 1
         if group["weight_decay"] != 0:
-            g = g + group["weight_decay"] * x
+            g = arith.add(g, arith.mul(x, group["weight_decay"]))
         eta, ax = state["eta"], state["ax"]._array
-        x *= 1 - lambd * eta
-        x += -eta * g
+        arith.mul_(x, 1 - lambd * eta)
+        arith.add_(x, arith.mul(g, -eta))
         if state["mu"] != 1:
-            ax += (x - ax) * state["mu"]
+            arith.add_(ax, arith.mul(arith.sub(x, ax), state["mu"]))
         else:
-            ax[...] = x
+            arith.assign_(ax, x)
         step = state["step"]
         state["eta"] = float(np.float32(lr / ((1 + lambd * lr * step) ** group["alpha"])))
         state["mu"] = float(np.float32(1 / max(1, step - group["t0"])))

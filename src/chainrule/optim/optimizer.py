@@ -219,18 +219,25 @@ class Optimizer:
     records_update: bool = False
 
     def update_guard(self) -> tuple:
-        """What the branches of a recorded update depend on: the groups' flags and their
-        numbers' zeros (``momentum != 0``), which side of 0.5 each number is (`Arithmetic.lerp_`),
-        the parameter counts, and the state dict itself (a loaded one is another). A compiled
-        step replays while this stays equal."""
+        """What the branches of a recorded update depend on, before a step: the groups' flags
+        and their numbers' zeros (``momentum != 0``), which side of 0.5 each number is
+        (`Arithmetic.lerp_`), the parameter counts, the state dict itself (a loaded one is
+        another), and what `_state_branches` says of each parameter's state. A compiled step
+        replays while this stays equal."""
         return (
             id(self.state),
             tuple(
                 tuple((key, _branches(value)) for key, value in group.items() if key != "params")
                 + (len(group["params"]),)
+                + self._state_branches(group)
                 for group in self.param_groups
             ),
         )
+
+    def _state_branches(self, group: dict) -> tuple:
+        """What the next step's formulas decide from each parameter's state numbers (RAdam's
+        rectification, from the step count); nothing for most optimizers."""
+        return ()
 
     #: Whether `_update` works element by element (no reduction, no reshaping, each output
     #: element from the same element of ``x``, ``g`` and the state arrays): then it may run on
