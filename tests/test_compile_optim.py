@@ -289,7 +289,7 @@ def test_a_scheduler_in_a_step_replayed_in_pieces_runs_in_the_python_without_a_s
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
     assert fn.stats == {"traced": 3, "replayed": 4, "eager": 0}  # SGD's first step differs
     stops = [eq.name for eq in fn.program.equations if eq.kind == "read"]
-    assert stops == ["SGD.step", "item()", "the end of the call"]  # none for the scheduler
+    assert stops == ["item()", "the end of the call"]  # none for the step nor the scheduler
     assert "StepLR" not in str(fn.program) and "LRScheduler" not in str(fn.program)
 
 
@@ -298,3 +298,58 @@ def test_a_scheduler_in_a_step_replayed_whole_is_one_call_of_the_program():
         "Adam", {"lr": 0.01}, True, scheduler=lambda opt: optim.lr_scheduler.StepLR(opt, 2, 0.5)
     )
     assert "call LRScheduler.step()" in str(fn.program)
+
+
+def test_a_call_in_pieces_that_goes_another_way_after_the_step_runs_the_update_eagerly_once():
+    runs = []
+    for compiled in (False, True):
+        model = _model()
+        opt = optim.Adam(model.parameters(), lr=0.01)
+        calls = [0]
+
+        def step(x, y, model=model, opt=opt, calls=calls):
+            calls[0] += 1
+            opt.zero_grad()
+            loss = chainrule.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()  # the numbers gathered here; the update pending in the program
+            if calls[0] == 5:  # another way than recorded, before the next stop
+                loss = loss * 2
+            return loss.item()
+
+        fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
+        x, y = _data()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            losses = [fn(x, y) for _ in range(7)]
+        counts = [opt.state[p]["step"] for p in model.parameters()]
+        runs.append((losses, [p.detach().numpy().copy() for p in model.parameters()], counts))
+        said = [str(w.message) for w in caught if "compile(" in str(w.message)]
+    (eager, eager_params, eager_counts), (compiled, compiled_params, counts) = runs
+    assert compiled == eager
+    for p, q in zip(eager_params, compiled_params):
+        np.testing.assert_array_equal(p, q)
+    assert counts == eager_counts == [7] * 4  # each step counted once
+    assert fn.stats == {"traced": 2, "replayed": 4, "eager": 1}
+    assert len(said) == 1 and "a call did mul where the record has item()" in said[0]
+
+
+def test_an_eager_step_between_compiled_calls_is_seen_by_the_next_call():
+    # An eager step lays small parameters' state out in packs: new state tensors, which the
+    # record's guard sees (the program read the old ones).
+    runs = []
+    for compiled in (False, True):
+        model = _model()
+        opt = optim.Adam(model.parameters(), lr=0.01)
+        step = _plain_step(model, opt)
+        fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
+        x, y = _data()
+        losses = [fn(x, y).item() for _ in range(4)]
+        losses.append(step(x, y).item())  # eager, outside the compiled function
+        losses += [fn(x, y).item() for _ in range(4)]
+        runs.append((losses, [p.detach().numpy().copy() for p in model.parameters()], fn))
+    (eager, eager_params, _), (compiled, compiled_params, fn) = runs
+    assert compiled == eager
+    for p, q in zip(eager_params, compiled_params):
+        np.testing.assert_array_equal(p, q)
+    assert fn.stats["eager"] == 0 and fn.stats["traced"] == 4  # recorded again after it

@@ -42,6 +42,7 @@ from .passes import optimize
 from .pieces import Pieces, Unrunnable
 from .program import Program, Var, map_structure
 from .tracer import Tracer, _Slot, stand_in
+from .update import numbers_in_python
 
 #: Signatures a compiled function keeps records for before running new ones eagerly
 #: (``torch.compile``'s recompile limit).
@@ -74,6 +75,7 @@ class _Record:
         self.literals = literals
         self.placeholders: dict = {}  # id(Var) -> the array its pending tensors start with
         self.warned = False  # whether a call that left the record was warned about
+        self.mailbox: list = []  # in pieces: numbers gathered by the Python for the program
 
     def holds(self, tensors: list[Tensor]) -> bool:
         """Whether the state, the modules and the inputs are still as they were recorded."""
@@ -464,6 +466,8 @@ def _verified(first: tuple, second: tuple, name: str, fuse: bool = False) -> _Re
             f"two calls recorded {len(a.equations)} and {len(b.equations)} equations (Python "
             "control flow that depends on values outside the arguments?)"
         )
+    if [value for _, value in a.checks] != [value for _, value in b.checks]:
+        raise _Eager("an optimizer's step took other branches in two calls")
     pairs: dict[Var, Var] = {}
     literals: list = []  # a replay in pieces takes these numbers from the Python, each call
     events = {id(e.ins): e for e in b.events if e.kind == "op"}
@@ -530,9 +534,11 @@ def _verified(first: tuple, second: tuple, name: str, fuse: bool = False) -> _Re
         for i, (first, snap) in enumerate(zip(a.input_values, b.input_values))
         if program.consts and _same_array(first, snap)
     ]
-    if [value for _, value in a.checks] != [value for _, value in b.checks]:
-        raise _Eager("an optimizer's step took other branches in two calls")
+    mailbox: list = []  # the numbers a replay in pieces gathers in the Python, per step
+    if spec[0] == "pieces":
+        numbers_in_python(program, mailbox)
     record = _Record(program, spec, guards, modules, values, literals, b.checks)
+    record.mailbox = mailbox
     record.leaves = b.result_leaves
     record.has_grad = [v is not None for v in b.result_grads]
     record.result_meta = tuple((r.shape, r.dtype) for r in b.grad_results)

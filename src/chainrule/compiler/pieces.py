@@ -91,6 +91,8 @@ class Pieces(Observer):
         self.diverged: str | None = None
         self._thread = threading.get_ident()
         self._run = record.replay(tensors)  # a generator: nothing runs before the first stop
+        self._mailbox = record.mailbox
+        self._mailbox.clear()  # what a call that went another way left there
         # id(array) -> (its Vars, the array, its pending Tensor or None). The arrays stay
         # referenced, so that no new array can take an old one's id during the call.
         self._known: dict[int, tuple] = {}
@@ -298,6 +300,19 @@ class Pieces(Observer):
             self._made.update(id(var) for var in event.outs)
             self.pos += 1
             return result
+        numbers = event.info.get("numbers")
+        if numbers is not None:  # an optimizer's step: its numbers now, its update pending
+            optimizer = event.info["optimizer"]
+            before = optimizer.numbers_state()
+            self.detach()
+            try:
+                self._mailbox.append(numbers())
+            finally:
+                self.attach()
+            self._journal.append(("update", optimizer, before))
+            self._sealed = True  # once the program ran the update, it must not run again
+            self.pos += 1
+            return None
         if event.info.get("python_only"):  # numbers in Python: it runs now, no stop
             self.detach()
             try:
@@ -626,6 +641,9 @@ class Pieces(Observer):
             elif kind == "grad":
                 _, tensor, value = entry
                 tensor._grad = _resolve(value, env)
+            elif kind == "update":  # the step again, eagerly, from its step counts before
+                _, optimizer, before = entry
+                optimizer.update_again(before)
             elif kind == "data":
                 _, var, ref = entry
                 copy = ref()

@@ -16,13 +16,13 @@ steps, reads the learning rate a scheduler set, and gives those numbers to the e
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..errors import GraphError
-from ..graph import user_line
 from .program import Equation, Var
 
 
@@ -125,8 +125,8 @@ class StepRecorder:
 def run_step(tracer, fn, args: tuple, template: Any) -> None:
     """The tracer's `run_update` for an optimizer that records its update: the "call" that
     gives the numbers at each replay (``fn``, the step, and its template are what two
-    records compare), the update's equations after it, and its guard (``update_guard``). The
-    Python after it sees its effects: an event and a read, as after a whole call."""
+    records compare), the update's equations after it, and its guard (``update_guard``); and
+    the "call" event a replay in pieces matches."""
     optimizer = args[0]
     name = f"{type(optimizer).__name__}.step"
     guard = optimizer.update_guard()  # before the step: what its branches depend on
@@ -146,12 +146,28 @@ def run_step(tracer, fn, args: tuple, template: Any) -> None:
     eq = Equation("call", numbers, f"{name} numbers", (), params, tuple(recorder.numbers),
                   tracer.phase)  # fmt: skip
     tracer.equations.insert(start, eq)
-    tracer.checks.append((optimizer.update_guard, guard))
+    # the branches as before the step, the state tensors as after it (the first step makes
+    # them): what `update_guard` gives before the next call that may replay
+    tracer.checks.append((optimizer.update_guard, (guard[0], optimizer.update_guard()[1])))
     if not tracer._nested:
+        # No read after it: a replay in pieces gathers the numbers where the Python calls the
+        # step (its step counts and learning rate are the Python's from there on), and the
+        # program runs the update at its next stop, with those numbers (`numbers_in_python`).
         info = {"template": template, "shape": None, "grad": [], "python": False,
-                "alias": [], "pure": False}  # fmt: skip
+                "alias": [], "pure": False, "numbers": numbers, "optimizer": optimizer}  # fmt: skip
         tracer._event("call", fn, (), {}, (), info)
-        tracer._barrier(name, user_line(), call=True)
 
 
-__all__ = ["StepRecorder", "run_step"]
+def _handed(mailbox: list) -> tuple:
+    return mailbox.pop(0)
+
+
+def numbers_in_python(program, mailbox: list) -> None:
+    """Make ``program``'s numbers calls take the numbers from ``mailbox``, where a replay in
+    pieces puts those the Python gathered when it called the step."""
+    for eq in program.equations:
+        if eq.kind == "call" and "called" in eq.params:
+            eq.fn = functools.partial(_handed, mailbox)
+
+
+__all__ = ["StepRecorder", "numbers_in_python", "run_step"]

@@ -161,12 +161,13 @@ class Optimizer:
         self.apply_update(NUMPY)
         return loss
 
-    def apply_update(self, arith: Arithmetic) -> None:
+    def apply_update(self, arith: Arithmetic, packs: bool = True) -> None:
         """The update of `step`, its formulas computed by ``arith``: `NUMPY` in eager mode,
         or a compiler's (`chainrule.optim.arithmetic`). Packs of small parameters are eager
-        mode's alone."""
+        mode's alone (``packs=False``: none, so the state tensors stay the ones they are)."""
         step = f"{self._name}.step"
-        packs = arith is NUMPY and self._update_is_elementwise and self._pack_small_params
+        packs = packs and arith is NUMPY
+        packs = packs and self._update_is_elementwise and self._pack_small_params
         for group in self.param_groups:
             items = self._layout(group) if packs and self._packs_pay(group) else group["params"]
             for item in items:
@@ -213,19 +214,44 @@ class Optimizer:
         collector.check(expected, step)
         return tuple(numbers)
 
+    def numbers_state(self) -> dict:
+        """The numbers of each parameter's state (step counts...), as `collect_numbers`
+        changes them: what `restore_numbers_state` puts back."""
+        saved = {}
+        for group in self.param_groups:
+            for param in group["params"]:
+                state = self.state.get(param)
+                if state is not None:
+                    saved[param] = {k: v for k, v in state.items() if not isinstance(v, Tensor)}
+        return saved
+
+    def update_again(self, saved: dict) -> None:
+        """Put back the state numbers `numbers_state` gave, and run the update eagerly, its
+        state tensors kept (no packs): a compiled step replayed in pieces that gathered its
+        numbers, then went another way before its program ran the update."""
+        for param, numbers in saved.items():
+            state = self.state[param]
+            for key in [k for k, v in state.items() if not isinstance(v, Tensor)]:
+                if key not in numbers:
+                    del state[key]
+            state.update(numbers)
+        self.apply_update(NUMPY, packs=False)
+
     #: Whether `_update` is written with its ``arith`` alone (no NumPy of its own, no branch
     #: on array values, numbers made from the group and the state's numbers alone, never from
     #: an array's shape), so that a compiler records the update as equations (`apply_update`).
     records_update: bool = False
 
-    def update_guard(self) -> tuple:
-        """What the branches of a recorded update depend on, before a step: the groups' flags
+    def update_guard(self) -> tuple[tuple, tuple]:
+        """(what the branches of a recorded update depend on, the state tensors read). The
+        first, before a step: the groups' flags
         and their numbers' zeros (``momentum != 0``), which side of 0.5 each number is
         (`Arithmetic.lerp_`), the parameter counts, the state dict itself (a loaded one is
-        another), and what `_state_branches` says of each parameter's state. A compiled step
-        replays while this stays equal."""
-        return (
-            id(self.state),
+        another) and its tensors, and what `_state_branches` says of each parameter's state.
+        A compiled step replays while this stays equal."""
+        state = self.state
+        branches = (
+            id(state),
             tuple(
                 tuple((key, _branches(value)) for key, value in group.items() if key != "params")
                 + (len(group["params"]),)
@@ -233,6 +259,15 @@ class Optimizer:
                 for group in self.param_groups
             ),
         )
+        # the state tensors themselves: an eager step's packs make views of their own
+        tensors = tuple(
+            id(v)
+            for group in self.param_groups
+            for p in group["params"]
+            for v in state.get(p, _NO_STATE).values()
+            if isinstance(v, Tensor)
+        )
+        return branches, tensors
 
     def _state_branches(self, group: dict) -> tuple:
         """What the next step's formulas decide from each parameter's state numbers (RAdam's
@@ -546,6 +581,7 @@ class _Pack:
 
 
 _MISSING = object()
+_NO_STATE: dict = {}
 
 
 def _same(a: Any, b: Any) -> bool:
