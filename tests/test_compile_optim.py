@@ -167,7 +167,10 @@ def test_hyperparameters_set_between_calls_are_read_at_each_replay():
     assert fn.stats["traced"] == 4  # two records before weight decay went to 0, two after
 
 
-def test_a_loaded_optimizer_state_is_not_replayed_stale():
+@pytest.mark.parametrize("between", ["load_state_dict", "an eager step"])
+def test_what_replaces_the_optimizers_state_between_compiled_calls_is_seen(between):
+    # Loading a state dict makes new state tensors, and so does an eager step that lays small
+    # parameters' state out in packs: the record's guard sees them (the program read others).
     runs = []
     for compiled in (False, True):
         model = _model()
@@ -176,12 +179,19 @@ def test_a_loaded_optimizer_state_is_not_replayed_stale():
         fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
         x, y = _data()
         losses = [fn(x, y).item() for _ in range(4)]
-        saved = opt.state_dict()
-        losses += [fn(x, y).item() for _ in range(2)]
-        opt.load_state_dict(saved)  # new state tensors: the program's are others
+        if between == "load_state_dict":
+            saved = opt.state_dict()
+            losses += [fn(x, y).item() for _ in range(2)]
+            opt.load_state_dict(saved)
+        else:
+            losses.append(step(x, y).item())  # eager, outside the compiled function
         losses += [fn(x, y).item() for _ in range(4)]
-        runs.append(losses)
-    assert runs[1] == runs[0]
+        runs.append((losses, [p.detach().numpy().copy() for p in model.parameters()], fn))
+    (eager, eager_params, _), (compiled, compiled_params, fn) = runs
+    assert compiled == eager
+    for p, q in zip(eager_params, compiled_params):
+        np.testing.assert_array_equal(p, q)
+    assert fn.stats["eager"] == 0 and fn.stats["traced"] == 4  # recorded again after it
 
 
 def test_a_step_with_a_graph_break_replays_its_update_in_pieces():
@@ -332,24 +342,3 @@ def test_a_call_in_pieces_that_goes_another_way_after_the_step_runs_the_update_e
     assert counts == eager_counts == [7] * 4  # each step counted once
     assert fn.stats == {"traced": 2, "replayed": 4, "eager": 1}
     assert len(said) == 1 and "a call did mul where the record has item()" in said[0]
-
-
-def test_an_eager_step_between_compiled_calls_is_seen_by_the_next_call():
-    # An eager step lays small parameters' state out in packs: new state tensors, which the
-    # record's guard sees (the program read the old ones).
-    runs = []
-    for compiled in (False, True):
-        model = _model()
-        opt = optim.Adam(model.parameters(), lr=0.01)
-        step = _plain_step(model, opt)
-        fn = chainrule.compile(step, options={"fuse": False}) if compiled else step
-        x, y = _data()
-        losses = [fn(x, y).item() for _ in range(4)]
-        losses.append(step(x, y).item())  # eager, outside the compiled function
-        losses += [fn(x, y).item() for _ in range(4)]
-        runs.append((losses, [p.detach().numpy().copy() for p in model.parameters()], fn))
-    (eager, eager_params, _), (compiled, compiled_params, fn) = runs
-    assert compiled == eager
-    for p, q in zip(eager_params, compiled_params):
-        np.testing.assert_array_equal(p, q)
-    assert fn.stats["eager"] == 0 and fn.stats["traced"] == 4  # recorded again after it

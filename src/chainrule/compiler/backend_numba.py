@@ -354,6 +354,18 @@ class _Rows:
         self.lines += [f"    {line}" for line in body + tail]
 
 
+def _row_maximum(rows: _Rows, helpers: dict, x: Var, w: str, j: int) -> str:
+    """A loop that puts each row's ``x`` into the scratch row ``w``, then its maximum as
+    ``m{j}`` (`ROWMAX`); the name of the exp for ``x``'s dtype (`EXP32` in float32)."""
+    rows.loop([x], [f"{w}[i] = {rows.names[x]}"])
+    helpers["<rowmax>"] = "_rowmax"
+    rows.lines.append(f"m{j} = _rowmax({w}, n)")
+    if x.dtype == np.float32:
+        helpers["<exp32>"] = "_exp32"
+        return "_exp32"
+    return "np.exp"
+
+
 def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
                   shape: tuple | None = None) -> str:  # fmt: skip
     """The source of the module whose ``kernel`` computes ``outs`` from ``ins`` through
@@ -377,12 +389,7 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
             # maximum a vectorized loop finds (`ROWMAX`), and e replaces it there
             x, w = eq.ins[0], scratch[eq.ins[0].dtype]
             dtype, n = _np_name(x.dtype), shape[-1]
-            rows.loop([x], [f"{w}[i] = {rows.names[x]}"])
-            helpers["<rowmax>"] = "_rowmax"
-            rows.lines.append(f"m{j} = _rowmax({w}, n)")
-            exp = "_exp32" if x.dtype == np.float32 else "np.exp"
-            if exp == "_exp32":
-                helpers["<exp32>"] = "_exp32"
+            exp = _row_maximum(rows, helpers, x, w, j)
             shifted = f"{exp}(np.{dtype}({w}[i] - m{j}))"
             if out in outs:  # e goes to the output, divided there by the last loop
                 k = outs.index(out)
@@ -401,13 +408,8 @@ def kernel_source(members: list[Equation], ins: list[Var], outs: list[Var],
             # finite is shifted by 0 instead (eager shifts every row so when one is not)
             x, w = eq.ins[0], scratch[eq.ins[0].dtype]
             dtype, n = _np_name(x.dtype), shape[-1]
-            rows.loop([x], [f"{w}[i] = {rows.names[x]}"])
-            helpers["<rowmax>"] = "_rowmax"
-            rows.lines.append(f"m{j} = _rowmax({w}, n)")
+            exp = _row_maximum(rows, helpers, x, w, j)
             rows.lines.append(f"m{j} = m{j} if math.isfinite(m{j}) else np.{dtype}(0)")
-            exp = "_exp32" if x.dtype == np.float32 else "np.exp"
-            if exp == "_exp32":
-                helpers["<exp32>"] = "_exp32"
             if out in outs:  # x - max goes to the output, less the log by the last loop
                 k = outs.index(out)
                 rows.loop([], [f"d = np.{dtype}({w}[i] - m{j})", f"o{k}[i] = d",
