@@ -155,7 +155,7 @@ class _Entry:
         self.records: list[_Record] = []
         self.pending: tuple | None = None  # the first trace, waiting for a second to agree
         self.eager: str | None = None  # why this signature runs eagerly
-        self.retried = False  # whether the first two records disagreed (a third was made)
+        self.retried = False  # whether the last two records disagreed (a third is made)
 
 
 class CompiledFunction:
@@ -279,6 +279,7 @@ class CompiledFunction:
                     return result
                 entry.records.append(record)
                 entry.pending = None
+                entry.retried = False  # a later recording (a guard changed) may retry too
                 self.program = record.program
         except _Eager as reason:
             entry.eager = str(reason)

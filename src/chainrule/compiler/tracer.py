@@ -5,7 +5,8 @@ The `Tracer` is the engine's observer (`chainrule.observe`, the seam the profile
 while the function runs. Each op that `apply_op` runs becomes an "op" equation; backward runs
 its rules on Tensors (as for create_graph), so their ops are recorded as well, and the
 gradients reaching leaves become "grad" equations; in-place writes become "write" equations;
-what is marked `observe.replayed_whole` (an optimizer's step, zero_grad, a random draw)
+an optimizer's step becomes the equations of its update (`chainrule.compiler.update`); what
+is marked `observe.replayed_whole` (zero_grad to zeros, a scheduler's step, a random draw)
 becomes one "call".
 
 A tensor's values read into Python (``.item()``, ``bool(t)``, ``print(t)``, ``.numpy()``)

@@ -216,7 +216,7 @@ class Optimizer:
 
     def numbers_state(self) -> dict:
         """The numbers of each parameter's state (step counts...), as `collect_numbers`
-        changes them: what `restore_numbers_state` puts back."""
+        changes them: what `update_again` puts back."""
         saved = {}
         for group in self.param_groups:
             for param in group["params"]:
