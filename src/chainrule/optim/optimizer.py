@@ -194,17 +194,19 @@ class Optimizer:
         # A parameter of a group whose step counts (its state's numbers) are another's gets the
         # same numbers and the same new counts: its formulas run once, not for each.
         done: dict[tuple, tuple] = {}
+        states = self.state
         for group in self.param_groups:
             for param in group["params"]:
-                if param.grad is None:
+                if param._grad is None:
                     continue
-                state = self.state[param]
-                key = (id(group), *_numbers_of(state))
+                state = states[param]
+                key = (id(group), *_numbers_of(state)) if state else (id(group),)
                 known = done.get(key)
                 if known is not None:
                     numbers += known[0]
                     called += known[1]
-                    state.update(known[2])
+                    if known[2]:
+                        state.update(known[2])
                     param._version_counter.bump(step)
                     continue
                 start, begun = len(numbers), len(called)
@@ -244,20 +246,30 @@ class Optimizer:
 
     def update_guard(self) -> tuple[tuple, tuple]:
         """(what the branches of a recorded update depend on, the state tensors read). The
-        first, before a step: the groups' flags
-        and their numbers' zeros (``momentum != 0``), which side of 0.5 each number is
-        (`Arithmetic.lerp_`), the parameter counts, the state dict itself (a loaded one is
-        another) and its tensors, and what `_state_branches` says of each parameter's state.
-        A compiled step replays while this stays equal."""
+        first, before a step: the groups' flags and their numbers' zeros (``momentum != 0``),
+        which side of 0.5 each number is (`Arithmetic.lerp_`), the parameter counts, the
+        state dict itself (a loaded one is another), and what `_state_branches` says of each
+        parameter's state. A compiled step replays while this stays equal."""
         state = self.state
-        branches = (
-            id(state),
-            tuple(
+        # Checked before each replay: the groups' part is worked out again only when one of
+        # their values changed (a scheduler's lr), which a list comparison tells at once.
+        values: list = [id(state)]
+        for group in self.param_groups:  # the parameters by count: never compared as tensors
+            values += [len(group["params"]), *(v for k, v in group.items() if k != "params")]
+        cached = self.__dict__.get("_guard_cache")
+        if cached is not None and cached[0] == values:
+            groups = cached[1]
+        else:
+            groups = tuple(
                 tuple((key, _branches(value)) for key, value in group.items() if key != "params")
                 + (len(group["params"]),)
-                + self._state_branches(group)
                 for group in self.param_groups
-            ),
+            )
+            self._guard_cache = (values, groups)
+        branches = (
+            id(state),
+            groups,
+            tuple(self._state_branches(group) for group in self.param_groups),
         )
         # the state tensors themselves: an eager step's packs make views of their own
         tensors = tuple(
