@@ -118,11 +118,11 @@ NUMPY = Arithmetic()
 #: What `Collector` gives back for an array: nothing is computed.
 _NOTHING = None
 
-#: The operations a formula can call, each with its number of operands.
-OPERATIONS = {
-    "add": 2, "sub": 2, "mul": 2, "div": 2, "maximum": 2, "sqrt": 1, "abs": 1, "neg": 1,
-    "add_": 2, "sub_": 2, "mul_": 2, "div_": 2, "maximum_": 2, "assign_": 2,
-}  # fmt: skip
+#: The operations a formula can call (the in-place ones end in ``_``).
+OPERATIONS = (
+    "add", "sub", "mul", "div", "maximum", "sqrt", "abs", "neg",
+    "add_", "sub_", "mul_", "div_", "maximum_", "assign_",
+)  # fmt: skip
 
 
 class Collector(Arithmetic):
